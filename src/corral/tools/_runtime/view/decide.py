@@ -31,8 +31,8 @@ from .links import (MAX_SCANNED_LINKS, WHOLE_TREE, LinkMap, RootLook,
                     chain_end, git_scan, learn_link, locate, spelled_target)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
 from .tree_lock import (SharedHold, TreeHold, changes_here, count_change_here, let_go_lock_file,
-                        moves_made, served_listed, served_places, tree_file_lock,
-                        view_collected)
+                        moves_made, served_listed, served_place_each, served_places,
+                        tree_file_lock, view_collected)
 
 if TYPE_CHECKING:
     from .pinned import Pinned
@@ -65,12 +65,12 @@ class _Mounts:
             entries.append((point, os.fsdecode(fields[2]), top))
         # the longest mount point first; of two on one point, the later (on top)
         order = sorted(range(len(entries)), key=lambda at: (-len(entries[at][0]), -at))
-        self._entries = [entries[at] for at in order]
+        self.entries = [entries[at] for at in order]
 
     def place(self, path: str) -> tuple[str, str] | None:
         """(the filesystem, the directory's path in it) of the absolute
         ``path`` (a kernel's name: no link, no '..')."""
-        for point, device, top in self._entries:
+        for point, device, top in self.entries:
             if point == "/":
                 rest = "" if path == "/" else path
             elif path == point or path.startswith(point + "/"):
@@ -317,6 +317,70 @@ def served_holding(root: Root, identity: tuple[int, int]) -> list[tuple[int, int
     return found
 
 
+def _root_and_mounts(root: Root) -> tuple[str, _Mounts] | None:
+    """The kernel's path of ``root``'s directory and this process's mounts
+    (read through the root's backend), or ``None`` where either cannot be
+    told (no ``/proc``, a removed root, more mounts than are read)."""
+    backend = root.backend
+    try:
+        root_fd = root.fileno()
+        where = backend.readlink_at(root_fd, f"/proc/self/fd/{root_fd}")
+        if not where.startswith("/") or where.endswith(" (deleted)"):
+            return None
+        fd = backend.open_at(root_fd, _MOUNTS, os.O_RDONLY | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        chunks: list[bytes] = []
+        size = 0
+        while size < _MOUNTS_MOST:
+            chunk = backend.read(fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        else:
+            return None  # more mounts than are read: not told
+    except OSError:
+        return None
+    finally:
+        backend.close(fd)
+    return where, _Mounts(b"".join(chunks))
+
+
+def served_within(root: Root, identity: tuple[int, int]) -> list[tuple[int, int]]:
+    """The (device, inode) of each root served now by a view other than
+    ``root``'s (whose directory is ``identity``), in this process or
+    another, that lies inside ``root``: placed by the path its server
+    wrote (:func:`~.tree_lock.served_place_each`) as a directory of a
+    filesystem, inside the root's own place there or a mount made inside
+    the root.  Where that cannot be told (no ``/proc``, a root that cannot
+    be placed), every such root counts: the caller waits on more than it
+    must, never on less."""
+    others = served_listed() - {identity}
+    if not others:
+        return []
+    read = _root_and_mounts(root)
+    if read is None:
+        return sorted(others)
+    where, mounts = read
+    here = mounts.place(where)
+    if here is None:
+        return sorted(others)
+    # the root's place, and the top of every mount whose point lies in it
+    inside = [here, *((device, top) for point, device, top in mounts.entries
+                      if point.startswith(where.rstrip("/") + "/"))]
+    found: list[tuple[int, int]] = []
+    for key, at in served_place_each(others).items():
+        place = mounts.place(at) if at is not None else None
+        if place is None or any(
+                place[0] == device and (top == "/" or place[1] == top
+                                        or place[1].startswith(top.rstrip("/") + "/"))
+                for device, top in inside):
+            found.append(key)
+    return sorted(found)
+
+
 class View:
     """The policed view of one root, shared by every call of a Toolbox."""
 
@@ -404,21 +468,48 @@ class View:
         tree's links are looked at again (a link it moved onto a
         protected name protects what it leads to here too); a step that
         ``moves`` counts its move (one that removes a link or a directory
-        counts it through what this yields)."""
-        with ExitStack() as around:
-            placed = None
-            if moves:
-                # the lock other processes see is per root: a process serving
-                # a root holding this one must not change the folder a move
-                # here carries (taken outermost first, this root's last)
-                holding, placed = self.served_holding()
-                for key in holding:
-                    around.enter_context(tree_file_lock(key, self._root.backend,
-                                                        exclusive=True, checkpoint=checkpoint))
-            changes = around.enter_context(self._tree_lock(exclusive=exclusive,
-                                                           checkpoint=checkpoint, moves=moves))
-            changes.served = placed
-            yield changes
+        counts it through what this yields).
+
+        A move looks for the roots served now that hold this one before it
+        takes their locks; a root served since (another process opening
+        ``proj`` while this root ``proj/web`` moves) is looked for again
+        once every lock is held, and where one holds this root the locks
+        are let go and taken again with it (outermost first: taken out of
+        order, two moves could wait on each other).  One served after that
+        look waits for this move before its open goes on
+        (:func:`served_within`)."""
+        while True:
+            with ExitStack() as around:
+                placed = None
+                listed: set[tuple[int, int]] = set()
+                holding: list[tuple[int, int]] = []
+                if moves:
+                    # the lock other processes see is per root: a process serving
+                    # a root holding this one must not change the folder a move
+                    # here carries (taken outermost first, this root's last)
+                    listed = served_listed() - {self.identity}
+                    holding, placed = self._served_holding(listed)
+                    for key in holding:
+                        around.enter_context(tree_file_lock(
+                            key, self._root.backend, exclusive=True, checkpoint=checkpoint))
+                changes = around.enter_context(self._tree_lock(
+                    exclusive=exclusive, checkpoint=checkpoint, moves=moves))
+                if moves and self._held_since(listed, holding):
+                    checkpoint()  # (a call's deadline bounds the tries)
+                    continue
+                changes.served = placed
+                yield changes
+                return
+
+    def _held_since(self, listed: set[tuple[int, int]], holding: list[tuple[int, int]]
+                    ) -> bool:
+        """Whether a root served since ``listed`` was read holds this one
+        (``holding``: those found then): one listing where none was served
+        since."""
+        now = served_listed() - {self.identity}
+        if now <= listed:
+            return False
+        return not set(self._served_holding(now)[0]) <= set(holding)
 
     @contextmanager
     def _tree_lock(self, *, exclusive: bool, checkpoint: Checkpoint,
@@ -445,7 +536,11 @@ class View:
         and where the roots served now are (``None``: none is served, or
         where they are cannot be told); matched by their places, else
         looked for up the root's parents, only when another root is served."""
-        others = served_listed() - {self.identity}
+        return self._served_holding(served_listed() - {self.identity})
+
+    def _served_holding(self, others: set[tuple[int, int]]
+                        ) -> tuple[list[tuple[int, int]], _ServedPlaces | None]:
+        """:meth:`served_holding` among the roots ``others`` (served now)."""
         if not others:
             return [], None
         placed = self._served_places(others)
@@ -499,34 +594,13 @@ class View:
         one question per root, whatever the depth); ``None`` where that
         cannot be told (no ``/proc``, a root that cannot be placed): the
         caller then looks at each directory itself."""
-        backend = self._root.backend
-        try:
-            root_fd = self._root.fileno()
-            root = backend.readlink_at(root_fd, f"/proc/self/fd/{root_fd}")
-            if not root.startswith("/") or root.endswith(" (deleted)"):
-                return None
-            fd = backend.open_at(root_fd, _MOUNTS, os.O_RDONLY | os.O_CLOEXEC)
-        except (OSError, ValueError):
+        read = _root_and_mounts(self._root)
+        if read is None:
             return None
-        try:
-            chunks: list[bytes] = []
-            size = 0
-            while size < _MOUNTS_MOST:
-                chunk = backend.read(fd, 1 << 16)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
-            else:
-                return None  # more mounts than are read: not told
-        except OSError:
-            return None
-        finally:
-            backend.close(fd)
+        root, mounts = read
         others_at = served_places(others)
         if others_at is None:
             return None
-        mounts = _Mounts(b"".join(chunks))
         roots: dict[tuple[str, str], tuple[int, int]] = {}
         for key, path in others_at.items():
             place = mounts.place(path)

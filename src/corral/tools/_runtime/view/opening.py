@@ -7,7 +7,7 @@ import errno
 import fcntl
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from typing import TypeAlias
 
@@ -18,12 +18,12 @@ from ..._policy.homes import (home_path_dirs, homes_around, homes_within,
                               lies_in_protected_place, protects_host_configs)
 from ..._policy.pythonstart import root_place
 from ..._policy.rules import HOST_CONFIG_PROTECT, Policy
-from .decide import View, served_holding
+from .decide import View, served_holding, served_within
 from .freshness import Freshness
 from .links import MAX_SCANNED_LINKS, LinkMap, LinkReader, RootLook, git_scan
 from .locks import _TREE, root_identity
-from .tree_lock import (changes_here, let_go_lock_file, lock_directory_under, moves_made,
-                        tree_file_lock, use_lock_file)
+from .tree_lock import (changes_here, let_go_lock_file, lock_directory_under, moves_ended,
+                        moves_made, tree_file_lock, use_lock_file)
 
 
 RootLike: TypeAlias = "Root | str | os.PathLike[str]"  # what a host opens a toolbox on
@@ -51,6 +51,7 @@ def open_view(root: RootLike, policy: Policy, *,
     # policy's view follows nothing, unless the look finds git's places)
     fresh = None if policy.is_empty and not deny else Freshness(opened)
     try:
+        _moves_within_ended(opened, identity)
         real = _real_place(opened, identity)
         moves_before = moves_made(identity, opened.backend)  # read first: a move meanwhile counts
         changes_before = changes_here()
@@ -189,6 +190,43 @@ def _enclosing(opened: Root, real: str) -> Enclosing:
 _MOVE_WAIT = 120.0
 
 
+def _move_deadline(opened: Root, where: str) -> Callable[[], None]:
+    """A checkpoint raising ``TimeoutError`` once :data:`_MOVE_WAIT`
+    seconds passed (not opened: a move it waits on may still be under way),
+    the move's root being ``where`` ("holding" this one, or "inside" it)."""
+    deadline = time.monotonic() + _MOVE_WAIT
+
+    def checkpoint() -> None:
+        if time.monotonic() > deadline:
+            raise TimeoutError(errno.ETIMEDOUT, f"a move in a root {where} this one did not "
+                               "end while it was being opened", opened.path)
+
+    return checkpoint
+
+
+def _moves_within_ended(opened: Root, identity: tuple[int, int]) -> None:
+    """Wait for every move under way in a root served now that lies inside
+    this one (:func:`~.decide.served_within`), this root marked served
+    first.  Such a move looked for the roots served that hold its own
+    before this one was served, so it holds none of this root's locks: a
+    step here could change the folder it carries (a write into
+    ``web/sub`` while ``web`` moves ``sub`` onto ``.vscode``).  A move that
+    took its locks after this root was served finds it when it looks again
+    (and takes its lock too); one holding them now is waited for here, by
+    taking each such root's tree lock shared and letting it go
+    (:func:`~.tree_lock.moves_ended`; one at a time: holding none while
+    waiting on another, no order to keep).
+    ``TimeoutError`` past :data:`_MOVE_WAIT` seconds: not opened."""
+    within = served_within(opened, identity)
+    if not within:
+        return
+    checkpoint = _move_deadline(opened, "inside")
+    with _TREE.shared(checkpoint):  # this process's moves
+        pass
+    for key in within:  # then other processes'
+        moves_ended(key, opened.backend, checkpoint)
+
+
 def _real_place(opened: Root, identity: tuple[int, int]) -> str:
     """Where the root's host path really leads (``realpath``), looked at
     while no move in a root served now that holds this one (in this process
@@ -205,13 +243,7 @@ def _real_place(opened: Root, identity: tuple[int, int]) -> str:
     holders = served_holding(opened, identity)
     with ExitStack() as held:
         if holders:
-            deadline = time.monotonic() + _MOVE_WAIT
-
-            def checkpoint() -> None:
-                if time.monotonic() > deadline:
-                    raise TimeoutError(errno.ETIMEDOUT, "a move in a root holding this one "
-                                       "did not end while it was being opened", opened.path)
-
+            checkpoint = _move_deadline(opened, "holding")
             held.enter_context(_TREE.shared(checkpoint))  # this process's moves
             for key in holders:  # then other processes', outermost first as a move takes them
                 held.enter_context(tree_file_lock(key, opened.backend, exclusive=False,

@@ -80,7 +80,8 @@ from ....contained import Backend
 __all__ = ["tree_file_lock", "TreeHold", "moves_made", "changes_here", "count_change_here",
            "SharedHold", "take_shared", "drop_shared", "use_lock_file", "let_go_lock_file",
            "view_collected", "keep_idle_for", "lock_directory_under", "served_roots",
-           "served_listed", "served_places", "kernel_path", "sweep_lock_files"]
+           "served_listed", "served_places", "served_place_each", "kernel_path",
+           "sweep_lock_files", "moves_ended"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -721,15 +722,25 @@ def served_places(keys: set[tuple[int, int]]) -> dict[tuple[int, int], str] | No
     ``None`` when one cannot be placed (the platform names no directory's
     path, an older server wrote none, the root moved since): the caller
     then looks at the folders themselves."""
-    places: dict[tuple[int, int], str] = {}
+    each = served_place_each(keys, stop_at_unknown=True)
+    if any(where is None for where in each.values()):
+        return None
+    return {key: where for key, where in each.items() if where is not None}
+
+
+def served_place_each(keys: set[tuple[int, int]], *, stop_at_unknown: bool = False
+                      ) -> dict[tuple[int, int], str | None]:
+    """Where each root of ``keys`` is now, placed as :func:`served_places`
+    places them, ``None`` for each that cannot be placed (after the first
+    such, the rest are not looked at when ``stop_at_unknown``)."""
+    places: dict[tuple[int, int], str | None] = {}
     with _place_guard:
         for key in keys:
             pinned = _pinned.get(key)
             if pinned is not None:
-                where = kernel_path(pinned[0])
-                if where is None:
-                    return None
-                places[key] = where
+                places[key] = kernel_path(pinned[0])
+                if places[key] is None and stop_at_unknown:
+                    return places
     rest = keys - places.keys()
     if not rest:
         return places
@@ -737,11 +748,13 @@ def served_places(keys: set[tuple[int, int]]) -> dict[tuple[int, int], str] | No
     for key in rest:
         where = _recorded.get(key) or _read_recorded(files.get(key))
         found = _opened_place(where, key) if where is not None else None
+        places[key] = found
         if found is None:
             _recorded.pop(key, None)
-            return None
+            if stop_at_unknown:
+                return places
+            continue
         _recorded[key] = where  # type: ignore[assignment]
-        places[key] = found
     return places
 
 
@@ -1220,6 +1233,43 @@ def tree_file_lock(key: tuple[int, int], backend: Backend, *, exclusive: bool,
         yield TreeHold(None, shared.moves)
     finally:
         drop_shared(shared, backend)
+
+
+def moves_ended(key: tuple[int, int], backend: Backend,
+                checkpoint: Callable[[], None]) -> None:
+    """Wait until no process holds the tree lock of the root ``key``
+    exclusively (a move under way there has ended), holding nothing after.
+    A lock file this process keeps is taken shared as a step takes it;
+    another is opened for the wait alone and closed (``flock`` on a
+    descriptor of its own, let go with it): one waiting on many roots keeps
+    no descriptor of theirs.  No file: no move holds it (one that makes it
+    now takes its locks after the caller's look)."""
+    if _files.get(key) is not None:
+        with tree_file_lock(key, backend, exclusive=False, checkpoint=checkpoint):
+            return
+    name = _lock_file_name(key)
+    if name is None:
+        return
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError as exc:
+        if exc.errno in (errno.EMFILE, errno.ENFILE):
+            raise  # not known whether a move holds it
+        return
+    try:
+        delay = _POLL_FIRST
+        while True:
+            try:
+                backend.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return
+            except OSError as exc:
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
+                    return  # a filesystem without locks: no process's move is seen
+            checkpoint()
+            time.sleep(delay)
+            delay = min(delay * 2, _POLL_MOST)
+    finally:
+        os.close(fd)
 
 
 def _counts_read(data: bytes) -> tuple[int | None, bool, bool]:
