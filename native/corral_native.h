@@ -351,8 +351,8 @@ static int corral_openat2_retried(int dirfd, const char *path, int flags, int mo
     return fd;
 }
 
-static int corral_open_beneath(int dirfd, const char *path, size_t len, int flags, int mode,
-                               uint64_t resolve);
+static int corral_open_beneath_stat(int dirfd, const char *path, size_t len, int flags,
+                                    int mode, uint64_t resolve, struct stat *out);
 
 /* Root.open's fast path as a METH_FASTCALL function of the module (no cffi
  * wrapper around it): open_text_beneath(dir_fd, path, flags, mode, resolve)
@@ -388,8 +388,12 @@ static int corral_int_arg(PyObject *value, int *out)
     return 1;
 }
 
-static PyObject *corral_py_open_text_beneath(PyObject *self, PyObject *const *args,
-                                             Py_ssize_t nargs)
+/* The fast-path opens' part in common (open_text_beneath here,
+ * open_stat_beneath in corral_read.h): their five arguments read and the
+ * path opened beneath dir_fd with the GIL let go, *info the open's fstat;
+ * the fd, or -1 for an argument it does not take or a failed open. */
+static int corral_py_open_args_beneath(PyObject *const *args, Py_ssize_t nargs,
+                                       struct stat *info)
 {
     const char *path;
     Py_ssize_t size = 0;
@@ -398,14 +402,13 @@ static PyObject *corral_py_open_text_beneath(PyObject *self, PyObject *const *ar
     unsigned long long resolve;
     int dirfd, flags, mode, fd = -1;
 
-    (void)self;
     if (nargs != 5 || !PyUnicode_Check(args[1]) || !corral_int_arg(args[0], &dirfd) ||
         !corral_int_arg(args[2], &flags) || !corral_int_arg(args[3], &mode))
-        return PyLong_FromLong(-1);
+        return -1;
     resolve = PyLong_AsUnsignedLongLong(args[4]);
     if (resolve == (unsigned long long)-1 && PyErr_Occurred()) {
         PyErr_Clear();
-        return PyLong_FromLong(-1);
+        return -1;
     }
     path = PyUnicode_AsUTF8AndSize(args[1], &size);
     if (path == NULL) { /* lone surrogates: the bytes they stand for */
@@ -413,7 +416,7 @@ static PyObject *corral_py_open_text_beneath(PyObject *self, PyObject *const *ar
         encoded = PyUnicode_EncodeFSDefault(args[1]);
         if (encoded == NULL) {
             PyErr_Clear();
-            return PyLong_FromLong(-1);
+            return -1;
         }
         path = PyBytes_AsString(encoded);
         size = PyBytes_Size(encoded);
@@ -421,11 +424,21 @@ static PyObject *corral_py_open_text_beneath(PyObject *self, PyObject *const *ar
     if (path != NULL && size >= 0) {
         /* args[1] (or encoded) keeps the bytes alive while the GIL is out */
         released = PyEval_SaveThread();
-        fd = corral_open_beneath(dirfd, path, (size_t)size, flags, mode, (uint64_t)resolve);
+        fd = corral_open_beneath_stat(dirfd, path, (size_t)size, flags, mode,
+                                      (uint64_t)resolve, info);
         PyEval_RestoreThread(released);
     }
     Py_XDECREF(encoded);
-    return PyLong_FromLong(fd);
+    return fd;
+}
+
+static PyObject *corral_py_open_text_beneath(PyObject *self, PyObject *const *args,
+                                             Py_ssize_t nargs)
+{
+    struct stat info;
+
+    (void)self;
+    return PyLong_FromLong(corral_py_open_args_beneath(args, nargs, &info));
 }
 
 static PyMethodDef corral_open_text_def = {

@@ -426,45 +426,16 @@ failed:
 static PyObject *corral_py_open_stat_beneath(PyObject *self, PyObject *const *args,
                                              Py_ssize_t nargs)
 {
-    const char *path;
-    Py_ssize_t size = 0;
-    PyObject *encoded = NULL, *stat, *number, *pair;
+    PyObject *stat, *number, *pair;
     PyTypeObject *type;
-    PyThreadState *released;
-    unsigned long long resolve;
     struct stat info;
-    int dirfd, flags, mode, fd = -1;
+    int fd;
 
     (void)self;
     type = corral_stat_type();
-    if (type == NULL || nargs != 5 || !PyUnicode_Check(args[1]) ||
-        !corral_int_arg(args[0], &dirfd) || !corral_int_arg(args[2], &flags) ||
-        !corral_int_arg(args[3], &mode))
+    if (type == NULL)
         return PyLong_FromLong(-1);
-    resolve = PyLong_AsUnsignedLongLong(args[4]);
-    if (resolve == (unsigned long long)-1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        return PyLong_FromLong(-1);
-    }
-    path = PyUnicode_AsUTF8AndSize(args[1], &size);
-    if (path == NULL) { /* lone surrogates: the bytes they stand for */
-        PyErr_Clear();
-        encoded = PyUnicode_EncodeFSDefault(args[1]);
-        if (encoded == NULL) {
-            PyErr_Clear();
-            return PyLong_FromLong(-1);
-        }
-        path = PyBytes_AsString(encoded);
-        size = PyBytes_Size(encoded);
-    }
-    if (path != NULL && size >= 0) {
-        /* args[1] (or encoded) keeps the bytes alive while the GIL is out */
-        released = PyEval_SaveThread();
-        fd = corral_open_beneath_stat(dirfd, path, (size_t)size, flags, mode,
-                                      (uint64_t)resolve, &info);
-        PyEval_RestoreThread(released);
-    }
-    Py_XDECREF(encoded);
+    fd = corral_py_open_args_beneath(args, nargs, &info);
     if (fd < 0)
         return PyLong_FromLong(-1);
     stat = corral_stat_result(type, &info);
