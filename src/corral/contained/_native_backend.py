@@ -667,12 +667,7 @@ class NativeLister:
             return NotListed.NOT_OPENED
         if low == -1:
             _fail()
-        fd = int(self._counts[2])
-        try:
-            return fd, self(fd) if low == -2 else self._listing(low)
-        except BaseException:
-            os.close(fd)
-            raise
+        return self._opened(low)
 
     def open_list(self, dir_fd: int, name: str, flags: int) -> tuple[int, KindListing]:
         """Open the subdirectory ``name`` (one component; ``O_NOFOLLOW`` and
@@ -681,6 +676,11 @@ class NativeLister:
                                   self._counts)
         if low == -1:
             _fail()
+        return self._opened(low)
+
+    def _opened(self, low: int) -> tuple[int, KindListing]:
+        """The directory a one-call open and list opened (its fd, the
+        caller's) and its listing; the fd closed where the listing fails."""
         fd = int(self._counts[2])
         try:
             return fd, self(fd) if low == -2 else self._listing(low)
