@@ -304,6 +304,7 @@ def _below_lister():
     return lister
 
 
+@pytest.mark.own_backend  # the native lister's openat2 step, whatever the lane
 def test_list_below_lists_a_directory_beneath_as_scandir_does(tmp_path):
     (tmp_path / "a" / "b").mkdir(parents=True)
     _every_kind(tmp_path / "a" / "b")
@@ -322,6 +323,7 @@ def test_list_below_lists_a_directory_beneath_as_scandir_does(tmp_path):
     assert not fds_opened_since(before)
 
 
+@pytest.mark.own_backend  # the native lister's openat2 step, whatever the lane
 def test_list_below_opens_nothing_through_a_link_or_out_of_the_root(tmp_path):
     from corral.contained._backend import NotListed
     root_dir = tmp_path / "root"
@@ -340,6 +342,7 @@ def test_list_below_opens_nothing_through_a_link_or_out_of_the_root(tmp_path):
     assert not fds_opened_since(before)
 
 
+@pytest.mark.own_backend  # the native lister's openat2 step, whatever the lane
 def test_list_below_opens_nothing_after_a_left_directory_moved_out(tmp_path):
     """The directory the walk left is checked first: moved out of the root,
     nothing is opened (the caller refuses); still beneath, the step is made."""
