@@ -51,6 +51,7 @@ LINK = ["-fsanitize=address,undefined"]
 TESTS = ["tests/contained/test_native_contract.py", "tests/contained/test_native.py",
          "tests/contained/test_sized_listing.py", "tests/tools/test_search_native.py",
          "tests/tools/test_read_window_native.py", "tests/contained/test_native_open_text.py",
+         "tests/contained/test_native_open_stat.py",
          "tests/contained/test_fd_beneath.py", "tests/contained/test_replace_held.py",
          "tests/contained/test_replace_in_one_call.py",
          "tests/contained/test_watch_read_replace.py", "tests/contained/test_walk_in_one_call.py",
