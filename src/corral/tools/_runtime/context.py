@@ -152,7 +152,7 @@ class PlainCall:
     def open_read(self, rel: str) -> OpenFile:
         """:meth:`CallView.open_read` of ``rel`` for ``Op.READ`` (a read
         holds no lock: nothing of a :class:`CallView` is needed)."""
-        return view_call.open_read(self.view, rel, Op.READ)
+        return view_call.open_read(self.view, rel, self.checkpoint, Op.READ)
 
     def store(self, factory: Callable[[], T]) -> T:
         """:meth:`ToolContext.store`."""

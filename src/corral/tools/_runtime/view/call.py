@@ -8,6 +8,7 @@ import errno
 import fcntl
 import os
 import stat as st
+import threading
 from weakref import ref as weak_ref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
@@ -545,8 +546,9 @@ def replace_plain(view: View, checkpoint: Checkpoint, rel: str, data: bytes, bel
         _plain_end(tree, held, locked, view.backend)
 
 
-def open_read(view: View, rel: str, op: Op = Op.READ, *, shown: str | None = None,
-              field: str = "path", follow: bool = True) -> OpenFile:
+def open_read(view: View, rel: str, checkpoint: Checkpoint, op: Op = Op.READ, *,
+              shown: str | None = None, field: str = "path",
+              follow: bool = True) -> OpenFile:
     """Open ``rel`` for reading (one resolution; ``follow=False``: a
     final symlink is ``ELOOP``) and decide ``op`` on what was opened:
     its canonical path, and every denied or secret name that leads to
@@ -554,7 +556,40 @@ def open_read(view: View, rel: str, op: Op = Op.READ, *, shown: str | None = Non
     refusal closes it again; when the open fails, a refusal by policy
     on where the path leads wins over the error (a denied name is not
     said to be missing).  A read holds no lock, so a call that holds
-    nothing (a plain run) opens with this as :meth:`CallView.open_read` does."""
+    nothing (a plain run) opens with this as :meth:`CallView.open_read` does;
+    but where a step of this process held the tree alone meanwhile (a
+    move's swap and removal, a patch's rename and rewrite: states no
+    order of the calls shows), it opens again holding the tree shared
+    (``checkpoint`` bounds the wait)."""
+    tree = _TREE
+    sequence = tree.sequence
+    try:
+        opened = _open_read(view, rel, op, shown, field, follow)
+    except BaseException:
+        if (sequence == tree.sequence and not sequence & 1) or _holds_tree_alone():
+            raise
+    else:
+        if (sequence == tree.sequence and not sequence & 1) or _holds_tree_alone():
+            return opened
+        opened.close()
+    with tree.shared(checkpoint):
+        return _open_read(view, rel, op, shown, field, follow)
+
+
+def _holds_tree_alone() -> bool:
+    """Whether the step holding the tree alone is this read's own (its
+    thread, or the call whose host this read was made from): what it
+    opened is that step's own state, and waiting on it would wait on
+    itself."""
+    if _TREE.writer_thread == threading.get_ident():
+        return True
+    asker = ASKING.get()
+    return asker is not None and asker.tree_held() == TREE_EXCLUSIVE
+
+
+def _open_read(view: View, rel: str, op: Op, shown: str | None, field: str,
+               follow: bool) -> OpenFile:
+    """:func:`open_read`'s one open and decision."""
     label = shown if shown is not None else (rel.rstrip("/") or ".")
     root = view.root
     try:
@@ -1055,7 +1090,8 @@ class CallView:
     def open_read(self, rel: str, op: Op = Op.READ, *, shown: str | None = None,
                   field: str = "path", follow: bool = True) -> OpenFile:
         """:func:`open_read` on this call's view."""
-        return open_read(self._view, rel, op, shown=shown, field=field, follow=follow)
+        return open_read(self._view, rel, self.checkpoint, op, shown=shown, field=field,
+                         follow=follow)
 
     def ask_read(self, request: Request, opened: OpenFile, spelled: str,
                  info: os.stat_result) -> None:

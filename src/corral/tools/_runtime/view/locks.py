@@ -120,6 +120,12 @@ class _TreeLock:
         # walk) that takes it again joins its own hold, never waiting for a
         # writer who waits for it (who waits for that thread)
         self._mine = threading.local()
+        # odd while a step holds it alone, one more at each take and each
+        # release: a read that holds nothing (read_file) compares it before
+        # and after its open, and opens again holding it shared if it moved
+        # (a move's two renames show a state no order of the calls gives)
+        self.sequence = 0
+        self.writer_thread = 0  # the thread holding it alone (0: none)
 
     @contextmanager
     def shared(self, checkpoint: Checkpoint) -> Iterator[None]:
@@ -169,12 +175,16 @@ class _TreeLock:
                     checkpoint()
                     delay = min(delay * 2, _POLL_MOST)
                 self._writer = True
+                self.writer_thread = threading.get_ident()
+                self.sequence += 1
             finally:
                 self._waiting_writers -= 1
         try:
             yield
         finally:
             with self._cond:
+                self.sequence += 1
+                self.writer_thread = 0
                 self._writer = False
                 self._cond.notify_all()
 
