@@ -150,3 +150,31 @@ def test_a_read_beside_a_patch_that_moves_a_file_never_reads_it_half_moved(
     assert patched["ok"], patched
     assert (base / "d.txt").read_text() == "GAMMA\n" and not (base / "c.txt").exists()
     assert _text(said) in ("GAMMA\n", None), said
+
+
+def test_a_read_beside_a_move_waiting_on_its_host_is_answered_at_once(tmp_path, make_root):
+    """Only the act makes a read wait: while the move's host decides (a
+    person may take minutes), the move has changed nothing, and a read
+    sent beside it answers the tree as it is."""
+    base = tmp_path / "w"
+    base.mkdir()
+    (base / "a").write_text("a text\n")
+    (base / "b").write_text("b old text\n")
+    root = make_root(str(base))
+    said: dict[str, Any] = {}
+
+    def host(request: Any) -> None:
+        if type(request).__name__ != "MoveRequest":
+            return
+        thread = threading.Thread(target=lambda: said.update(
+            box.call("read_file", {"path": "a"}, timeout=10)))
+        thread.start()
+        thread.join(10)  # a hang detector, never the outcome
+        said["answered"] = not thread.is_alive()
+
+    with Toolbox(root, authorize=host) as box:
+        moved = box.call("move_file", {"source": "a", "destination": "b", "overwrite": True},
+                         timeout=30)
+    assert moved["ok"], moved
+    assert said.pop("answered") is True
+    assert _text(said) == "a text\n", said
