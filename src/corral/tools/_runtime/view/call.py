@@ -557,10 +557,10 @@ def open_read(view: View, rel: str, checkpoint: Checkpoint, op: Op = Op.READ, *,
     on where the path leads wins over the error (a denied name is not
     said to be missing).  A read holds no lock, so a call that holds
     nothing (a plain run) opens with this as :meth:`CallView.open_read` does;
-    but where a step of this process held the tree alone meanwhile (a
-    move's swap and removal, a patch's rename and rewrite: states no
-    order of the calls shows), it opens again holding the tree shared
-    (``checkpoint`` bounds the wait)."""
+    but where a step of this process holding the tree alone acted
+    meanwhile (a move's swap and removal, a patch's rename and rewrite:
+    states no order of the calls shows), it opens again holding the tree
+    shared (``checkpoint`` bounds the wait)."""
     tree = _TREE
     sequence = tree.sequence
     try:

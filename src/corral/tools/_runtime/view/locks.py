@@ -120,10 +120,11 @@ class _TreeLock:
         # walk) that takes it again joins its own hold, never waiting for a
         # writer who waits for it (who waits for that thread)
         self._mine = threading.local()
-        # odd while a step holds it alone, one more at each take and each
+        # odd from when a step holding it alone starts an act of several
+        # system calls (a move's swap and removal, a patch's rename and
+        # rewrite: states no order of the calls gives) to that step's
         # release: a read that holds nothing (read_file) compares it before
         # and after its open, and opens again holding it shared if it moved
-        # (a move's two renames show a state no order of the calls gives)
         self.sequence = 0
         self.writer_thread = 0  # the thread holding it alone (0: none)
 
@@ -176,17 +177,24 @@ class _TreeLock:
                     delay = min(delay * 2, _POLL_MOST)
                 self._writer = True
                 self.writer_thread = threading.get_ident()
-                self.sequence += 1
             finally:
                 self._waiting_writers -= 1
         try:
             yield
         finally:
             with self._cond:
-                self.sequence += 1
+                if self.sequence & 1:
+                    self.sequence += 1
                 self.writer_thread = 0
                 self._writer = False
                 self._cond.notify_all()
+
+    def acts(self) -> None:
+        """Say that the step this thread holds the tree alone for starts an
+        act of several system calls (see ``sequence``), until its release;
+        nothing where it holds it shared."""
+        if self.writer_thread == threading.get_ident() and not self.sequence & 1:
+            self.sequence += 1
 
 
 _TREE = _TreeLock()

@@ -23,7 +23,7 @@ from ..._refusals.catalogue import Kind, swapped
 from .decide import _ADDING, _Step, policy_refusal
 from .links import (host_chain_passes, host_lead_after_move, lead_after_move, learn_link,
                     locate)
-from .locks import Checkpoint
+from .locks import _TREE, Checkpoint
 from .tree_lock import served_roots
 
 # what a swap of two names (RENAME_EXCHANGE, Darwin's RENAME_SWAP) fails
@@ -653,6 +653,7 @@ class Pinned:
         """Rename the pinned entry onto ``other``'s name (both held); the
         links it carries are known by their new names from now on."""
         was_link = (info := self._target.lstat()) is not None and st.S_ISLNK(info.st_mode)
+        _TREE.acts()  # (a patch writes the new text after: reads beside wait)
         self._target.rename(other._target, replace=replace)
         self._renamed(other, was_link)
 
@@ -667,6 +668,7 @@ class Pinned:
         plain rename right after one more look."""
         was_link = (info := self._target.lstat()) is not None and st.S_ISLNK(info.st_mode)
         decided = (existing.st_dev, existing.st_ino, st.S_IFMT(existing.st_mode))
+        _TREE.acts()  # (the name holds what came back until it is removed: reads beside wait)
         try:
             self._target.rename(other._target, exchange=True)
         except FileNotFoundError:
