@@ -99,6 +99,7 @@ ENDS = ["", ".py", ".pem", "PEM", "m", "\u00e9", "e\u0301", "json", "n", ".examp
 
 
 @pytest.mark.no_backend
+@pytest.mark.long
 @settings(max_examples=250, deadline=None)
 @given(policies(), trees(), st.sampled_from([Op.SEARCH, Op.LIST, Op.READ, Op.CREATE, Op.DELETE]))
 def test_walk_state_agrees_with_visible(policy, dirs, op):

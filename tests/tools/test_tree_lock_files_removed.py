@@ -257,6 +257,7 @@ print(both)
 """
 
 
+@pytest.mark.long
 def test_two_processes_never_hold_a_removed_lock_apart(tmp_path, places):
     tmp, tree, configs = places
     shared = tmp_path / "shared"
