@@ -62,6 +62,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # machine, the strategy properties) first: pytest-xdist hands tests out
     # in this order, and one started near the end held one worker alone for
     # minutes while the other had nothing left (the lanes' last 4 minutes);
-    # then the other long ones (the sort is stable: the rest keep their order)
+    # then the other long ones (the sort is stable: the rest keep their order).
+    # xdist's load mode hands each worker a first chunk of consecutive tests
+    # (an eighth of the run), so these all run on one worker, one after
+    # another: the race batteries' attackers each spin a core, and two races
+    # at once on two cores took 3 to 4 times as long each (CI's tool races:
+    # 3 to 8 s a test spread out, 20 to 25 s when both workers ran them)
     items.sort(key=lambda item: (item.get_closest_marker("every_config") is None,
                                  item.get_closest_marker("long") is None))
