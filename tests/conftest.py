@@ -50,11 +50,23 @@ def pytest_configure(config: pytest.Config) -> None:
                    "the os-only lane would run the main lane's os configs again, so "
                    "scripts/test.sh leaves it out there (the openat2-off lane runs it: "
                    "its backends have no openat2 at all)")
+    config.addinivalue_line(
+        "markers", "long: runs for many seconds alone (a battery, a race, a property over "
+                   "hundreds of examples, an install): sent to a worker first, with the "
+                   "every_config tests, so that no worker is left running one at the end "
+                   "while the other has nothing to do")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # the longest tests (each runs every backend config in one go: the state
     # machine, the strategy properties) first: pytest-xdist hands tests out
     # in this order, and one started near the end held one worker alone for
-    # minutes while the other had nothing left (the lanes' last 4 minutes)
-    items.sort(key=lambda item: item.get_closest_marker("every_config") is None)
+    # minutes while the other had nothing left (the lanes' last 4 minutes);
+    # then the other long ones (the sort is stable: the rest keep their order).
+    # xdist's load mode hands each worker a first chunk of consecutive tests
+    # (an eighth of the run), so these all run on one worker, one after
+    # another: the race batteries' attackers each spin a core, and two races
+    # at once on two cores took 3 to 4 times as long each (CI's tool races:
+    # 3 to 8 s a test spread out, 20 to 25 s when both workers ran them)
+    items.sort(key=lambda item: (item.get_closest_marker("every_config") is None,
+                                 item.get_closest_marker("long") is None))

@@ -149,6 +149,7 @@ def _group(pgid: int, pattern: str | None = None) -> list[str]:
     return subprocess.run(argv, capture_output=True, text=True).stdout.split()
 
 
+@pytest.mark.long
 def test_the_http_recipe_passes_the_conformance_suite_on_loopback(tmp_path):
     """One gateway for the whole check (node takes long to start on a busy
     machine): loopback only; each applicable scenario passes; the DNS

@@ -187,6 +187,7 @@ def _source_copy(dest: Path) -> Path:
 
 # -- the blocks ---------------------------------------------------------------------
 
+@pytest.mark.long
 def test_install_and_wheel_blocks_run_as_written(tmp_path: Path) -> None:
     """The main job in a fresh copy of the checkout: a venv, corral installed
     into it, ``corral serve .`` answering a client; then the wheel command

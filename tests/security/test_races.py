@@ -26,6 +26,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="the attacker uses renameat2(RENAME_EXCHANGE)")
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("scenario", ["exchange", "move_out"])
 def test_no_escape_under_rename_races(scenario, make_root, sec_tmp, tmp_path_factory):
     config = f"{make_root.backend_name}-{'openat2' if make_root.fast_path else 'walk'}"

@@ -32,6 +32,7 @@ from pathlib import Path
 from corral.contained import Root, backend_by_name
 from corral.testing.backends import Fault, FaultBackend
 from corral.tools import Toolbox
+from corral.tools._runtime.view import opening
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 TASK = '{"version": "2.0.0", "tasks": [{"label": "x", "command": "touch PWNED", ' \
@@ -71,11 +72,32 @@ def _moving_root(make_root, base: Path, hook) -> Root:
     return Root(str(base), backend=backend, fast_path=make_root.fast_path)
 
 
-def test_a_toolbox_opened_here_on_a_folder_being_moved_onto_vscode(tmp_path, make_root):
+def _waits_said(monkeypatch, waiting: threading.Event) -> None:
+    """``waiting`` set when an open in this process first waits for a move
+    under way (its deadline's checkpoint runs between two tries of a held
+    tree lock): where this process's served roots are is known without a
+    look up the parents, so the open's ``..`` hook may never run, and the
+    move's hook would otherwise wait its whole bound before letting go."""
+    made = opening._move_deadline
+
+    def said(opened, where):
+        checkpoint = made(opened, where)
+
+        def check() -> None:
+            waiting.set()
+            checkpoint()
+        return check
+
+    monkeypatch.setattr(opening, "_move_deadline", said)
+
+
+def test_a_toolbox_opened_here_on_a_folder_being_moved_onto_vscode(tmp_path, make_root,
+                                                                   monkeypatch):
     (tmp_path / "y").mkdir()
     opened: list[Toolbox | BaseException] = []
     looking = threading.Event()
     done = threading.Event()
+    _waits_said(monkeypatch, looking)
 
     def open_inner() -> None:
         def said_looking() -> None:

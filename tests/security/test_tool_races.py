@@ -259,6 +259,7 @@ def _until_ok(run):
     return wrapped
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("config", CONFIGS, ids=CONFIG_IDS)
 @pytest.mark.parametrize("scenario", ["exchange", "move_out"])
 def test_tools_under_rename_races(scenario, config, tmp_path, tmp_path_factory):

@@ -38,6 +38,8 @@ import re
 import threading
 from pathlib import Path
 
+import pytest
+
 from corral.tools import Toolbox
 
 from ..helpers import bare_repository
@@ -192,6 +194,7 @@ def _tokens_on_disk(base: Path) -> set[str]:
     return found
 
 
+@pytest.mark.long
 def test_concurrent_calls_never_reach_a_guarded_name(sec_tmp, make_root):
     base = Path(sec_tmp)
     _fixture(base)

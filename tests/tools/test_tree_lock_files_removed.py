@@ -257,6 +257,7 @@ print(both)
 """
 
 
+@pytest.mark.long
 def test_two_processes_never_hold_a_removed_lock_apart(tmp_path, places):
     tmp, tree, configs = places
     shared = tmp_path / "shared"
@@ -366,6 +367,13 @@ except GaveUp:
 """
 
 
+# tries of the held lock a taker makes before it says it waited: the holder
+# holds it until told (it said "held"), so any count shows the exclusion;
+# the tries poll 0.5 ms doubling to 20 ms apart, and 20 of them wait about
+# 0.3 s (200 waited 4 s a test, a hang detector's length for nothing)
+WAITED_TRIES = "20"
+
+
 def _say(process: subprocess.Popen[str], expect: str) -> str:
     line = process.stdout.readline().strip()
     assert line.split(" ")[0] == expect, (line, process.stderr.read())
@@ -388,7 +396,7 @@ def test_a_sweep_keeps_a_file_another_process_holds_and_it_still_excludes(tmp_pa
         assert _files(tmp) == ([lock.name], [])
         assert os.stat(lock).st_ino == held
         # and it still excludes: an exclusive taker waits while it is held...
-        assert _run(_TAKER, tmp, *configs, str(tree), "200").strip() == "waited"
+        assert _run(_TAKER, tmp, *configs, str(tree), WAITED_TRIES).strip() == "waited"
         _go_on(holder)
         _say(holder, "dropped")
         # ...and takes that very file once it is let go
@@ -414,7 +422,7 @@ def test_a_file_swept_while_a_process_had_it_open_is_opened_again_by_it(tmp_path
         _go_on(holder)
         held = int(_say(holder, "held").split()[1])
         assert os.stat(lock).st_ino == held != removed
-        assert _run(_TAKER, tmp, *configs, str(tree), "200").strip() == "waited"
+        assert _run(_TAKER, tmp, *configs, str(tree), WAITED_TRIES).strip() == "waited"
         _go_on(holder)
         _say(holder, "dropped")
         assert _run(_TAKER, tmp, *configs, str(tree), "0").split() == ["taken", str(held)]
