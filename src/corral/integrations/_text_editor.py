@@ -100,6 +100,9 @@ def _text(args: Mapping[str, Any], name: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+_MOST_LINES = 2**53 - 1  # the largest offset or limit read_file takes (JSON's exact integers)
+
+
 def run_text_editor(toolbox: Toolbox, args: Any) -> EditorResult:
     """Run one ``str_replace_based_edit_tool`` block's ``input``."""
     if not isinstance(args, Mapping):
@@ -149,8 +152,10 @@ def _view(toolbox: Toolbox, path: str, view_range: Any) -> EditorResult:
         if first < 1 or (last != -1 and last < first):
             return _invalid("'view_range' starts at line 1 or later and ends at or after its "
                             "start (or -1 for the end of the file)")
-        args["offset"] = first
-        if last != -1:
+        # numbers past what read_file counts: no file has so many lines, so a
+        # start there is past the end, and an end there is the end
+        args["offset"] = min(first, _MOST_LINES)
+        if last != -1 and last - first + 1 <= _MOST_LINES:
             args["limit"] = last - first + 1
     envelope = toolbox.call("read_file", args)
     if envelope.get("ok") is not True:
