@@ -67,15 +67,30 @@ _ENVELOPE_WORDS = (
 
 
 # apply_patch's one argument, and the tool itself: this model has neither
-_PATCH_ARGUMENT = re.compile(r"'input'")
-_PATCH_TOOL = re.compile(r"\bapply_patch\b")
+# (as words of their own: never inside a name, ``tools/apply_patch.py``)
+_BEFORE = r"(?<![\w/.\-'\\])"
+_AFTER = r"(?![\w/\-'\\]|\.\w)"  # (a full stop ends a sentence, not a name)
+_PATCH_ARGUMENT = re.compile(rf"{_BEFORE}'input'{_AFTER}")
+_PATCH_TOOL = re.compile(rf"{_BEFORE}apply_patch{_AFTER}")
+# the details that hold names of the tree, said as they are
+_NAMED = ("path", "missing", "didYouMean")
 
 
 def _operation_words(text: str, operation: Any, details: Any) -> str:
+    """apply_patch's refusal in the operation's words; every name it says
+    (the operation's, those its details carry) kept as it is on the disk."""
     for envelope, words in _ENVELOPE_WORDS:
         text = envelope.sub(words, text)
-    text = _PATCH_ARGUMENT.sub(f"'{_field_at_fault(operation, details)}'", text)
-    return _PATCH_TOOL.sub(str(getattr(operation, "type", "")) or "the operation", text)
+    field = f"'{_field_at_fault(operation, details)}'"
+    tool = str(getattr(operation, "type", "")) or "the operation"
+    names = {getattr(operation, "path", None), getattr(operation, "move_to", None)}
+    for key in _NAMED if isinstance(details, dict) else ():
+        value = details.get(key)
+        names.update(value if isinstance(value, list) else [value])
+    kept = sorted((n for n in names if isinstance(n, str) and n), key=len, reverse=True)
+    parts = re.split("(" + "|".join(map(re.escape, kept)) + ")", text) if kept else [text]
+    return "".join(part if at % 2 else _PATCH_TOOL.sub(tool, _PATCH_ARGUMENT.sub(field, part))
+                   for at, part in enumerate(parts))
 
 
 def _field_at_fault(operation: Any, details: Any) -> str:
