@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..hosts import one_line, shown_name
+from ._common import as_word, named_in, reworded
 
 if TYPE_CHECKING:
     from ..tools import Toolbox
@@ -44,10 +45,11 @@ class EditorResult:
 
 
 # corral's argument names in a refusal, as the editor's model knows them
-_CORRAL_FIELDS = re.compile(r"\b(oldText|newText)\b")
+_CORRAL_FIELDS = as_word("oldText|newText")
 _EDITOR_FIELDS = {"oldText": "old_str", "newText": "new_str"}
 # the corral tool a command runs, named in its sentences: the command instead
-_CORRAL_TOOLS = re.compile(r"\b(write_file|edit_file)\b")
+_CORRAL_TOOLS = as_word("write_file|edit_file")
+_CORRAL_CONTENT = as_word("'content'")
 _CHANGING_COMMANDS = ("create", "str_replace", "insert")
 
 
@@ -76,9 +78,14 @@ def _refusal(envelope: Mapping[str, Any], *, command: str = "",
         message = f"{path} changed while the insert was made; nothing was changed"
         hint = "View the file again and insert against what it holds now."
     # one line each: a sentence may name what the tool found on the disk
-    parts = [f"{envelope.get('code', 'INTERNAL')}: {one_line(_editor_words(message, command))}"]
+    names = named_in(details)  # said as they are: only the tool's own words are the editor's
+
+    def words(text: str) -> str:
+        return one_line(reworded(text, lambda part: _editor_words(part, command), names))
+
+    parts = [f"{envelope.get('code', 'INTERNAL')}: {words(message)}"]
     if hint:
-        parts.append(one_line(_editor_words(str(hint), command)))
+        parts.append(words(str(hint)))
     return EditorResult("\n".join(parts), True)
 
 
@@ -87,7 +94,7 @@ def _editor_words(text: str, command: str) -> str:
     if command in _CHANGING_COMMANDS:
         text = _CORRAL_TOOLS.sub(command, text)
     if command == "create":
-        text = text.replace("'content'", "'file_text'")
+        text = _CORRAL_CONTENT.sub("'file_text'", text)
     return text
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..hosts import one_line, render
 from ..tools import definition, v4a_patch
-from ._common import acall, require, specs_of, too_deep
+from ._common import acall, as_word, named_in, require, reworded, specs_of, too_deep
 
 if TYPE_CHECKING:
     from agents import FunctionTool
@@ -68,12 +68,8 @@ _ENVELOPE_WORDS = (
 
 # apply_patch's one argument, and the tool itself: this model has neither
 # (as words of their own: never inside a name, ``tools/apply_patch.py``)
-_BEFORE = r"(?<![\w/.\-'\\])"
-_AFTER = r"(?![\w/\-'\\]|\.\w)"  # (a full stop ends a sentence, not a name)
-_PATCH_ARGUMENT = re.compile(rf"{_BEFORE}'input'{_AFTER}")
-_PATCH_TOOL = re.compile(rf"{_BEFORE}apply_patch{_AFTER}")
-# the details that hold names of the tree, said as they are
-_NAMED = ("path", "missing", "didYouMean")
+_PATCH_ARGUMENT = as_word("'input'")
+_PATCH_TOOL = as_word("apply_patch")
 
 
 def _operation_words(text: str, operation: Any, details: Any) -> str:
@@ -83,14 +79,10 @@ def _operation_words(text: str, operation: Any, details: Any) -> str:
         text = envelope.sub(words, text)
     field = f"'{_field_at_fault(operation, details)}'"
     tool = str(getattr(operation, "type", "")) or "the operation"
-    names = {getattr(operation, "path", None), getattr(operation, "move_to", None)}
-    for key in _NAMED if isinstance(details, dict) else ():
-        value = details.get(key)
-        names.update(value if isinstance(value, list) else [value])
-    kept = sorted((n for n in names if isinstance(n, str) and n), key=len, reverse=True)
-    parts = re.split("(" + "|".join(map(re.escape, kept)) + ")", text) if kept else [text]
-    return "".join(part if at % 2 else _PATCH_TOOL.sub(tool, _PATCH_ARGUMENT.sub(field, part))
-                   for at, part in enumerate(parts))
+    names = [getattr(operation, "path", None), getattr(operation, "move_to", None),
+             *named_in(details)]
+    return reworded(text, lambda part: _PATCH_TOOL.sub(tool, _PATCH_ARGUMENT.sub(field, part)),
+                    names)
 
 
 def _field_at_fault(operation: Any, details: Any) -> str:
