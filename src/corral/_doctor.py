@@ -51,7 +51,7 @@ def _root_part(root: str, backend_problem: str | None, policy: Policy | None,
     from .contained import Root
     from .tools import Toolbox
 
-    path = os.path.abspath(root)
+    path = os.path.abspath(root) if root else root  # (abspath("") would be the working directory)
     if backend_problem:
         return {"path": path, "error": backend_problem}
     try:
@@ -137,7 +137,8 @@ def doctor_text(report: dict[str, Any]) -> str:
     if report.get("environment_error"):
         lines.append(f"environment: {report['environment_error']}")
     if "error" in root:
-        lines.append(f"root: {one_line(root['path'])}: cannot open: {one_line(root['error'])}")
+        lines.append(f"root: {one_line(root['path']) or repr('')}: cannot open: "
+                     f"{one_line(root['error'])}")
     else:
         lines.append(f"root: {root['path']}")
     lines += _backend_lines(report)

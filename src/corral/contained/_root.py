@@ -122,7 +122,10 @@ class Root(RootSurface, Closing):
                  backend: Backend | None = None, fast_path: bool = True,
                  allow_hardlinks: bool = False) -> None:
         chosen = backend if backend is not None else default_backend()
-        host = os.path.abspath(_paths.as_text(path))
+        given = _paths.as_text(path)
+        if not given:  # abspath would make it the working directory: no directory, as os says
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), given)
+        host = os.path.abspath(given)
         fd = os.open(host, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         self._setup(fd, host, chosen, follow_symlinks=follow_symlinks, fast_path=fast_path,
                     owned=True)

@@ -1057,16 +1057,36 @@ def render_refusal(envelope: _Envelope) -> str:
     head = f"{code}: {message}"
     if facts:
         head += f" ({'; '.join(facts)})"
-    return _shortened(_lines(head, hint, _suggestion(envelope)))
+    return _shortened(_lines(head, hint, _suggestion(envelope)), _names(envelope))
 
 
-_FULL_DIGEST = re.compile(r"\b[0-9a-f]{64}\b")
+# a digest standing as one: a name's characters around it make it part of
+# the name (``blobs/sha256/<64 hex>``; a full stop ending a sentence does not)
+_FULL_DIGEST = re.compile(r"(?<![\w/.\-'\\])[0-9a-f]{64}(?![\w/\-'\\]|\.\w)")
+_NAMED = ("path", "missing", "didYouMean")  # the details that hold names of the tree
 
 
-def _shortened(text: str) -> str:
+def _names(envelope: _Envelope) -> list[str]:
+    """The names of the tree a refusal carries (its details', its
+    suggested call's): said whole, whatever they hold."""
+    details, suggested = envelope.get("details"), envelope.get("suggestedArgs")
+    values: list[object] = []
+    if isinstance(details, Mapping):
+        for key in _NAMED:
+            value = details.get(key)
+            values.extend(value if isinstance(value, list) else [value])
+    if isinstance(suggested, Mapping):
+        values.extend(suggested.values())
+    return [v for v in values if isinstance(v, str)]
+
+
+def _shortened(text: str, names: list[str]) -> str:
     """Every full sha256 a sentence names, in its short form (which
-    expectedSha256 takes back)."""
-    return _FULL_DIGEST.sub(lambda m: short_digest(m.group()), text) if len(text) >= 64 else text
+    expectedSha256 takes back); never one that is (part of) a name."""
+    if len(text) < 64:
+        return text
+    return _FULL_DIGEST.sub(lambda m: m.group() if any(m.group() in n for n in names)
+                            else short_digest(m.group()), text)
 
 
 _PATCH_VERBS = {"added": "Added", "updated": "Updated", "moved": "Moved", "deleted": "Deleted"}

@@ -4,6 +4,8 @@ the tools to offer, and calling a toolbox from async code."""
 from __future__ import annotations
 
 import importlib
+import re
+from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +14,8 @@ from ..tools import Code, Kind, Refusal, offered_specs
 if TYPE_CHECKING:
     from ..tools import Toolbox, ToolSpec
 
-__all__ = ["require", "acall", "specs_of", "too_deep", "nested_deeper", "MAX_DEPTH"]
+__all__ = ["require", "acall", "specs_of", "too_deep", "nested_deeper", "MAX_DEPTH", "as_word",
+           "reworded", "named_in", "NAMED"]
 
 MAX_DEPTH = 500  # arguments nested deeper are refused where a framework would choke on them
 
@@ -62,3 +65,36 @@ def nested_deeper(value: Any, depth: int) -> bool:
             return False
         level = inner
     return True
+
+
+# a name's characters around a word make it part of the name (a full stop
+# followed by a letter too: ``tools/edit_file.py``; one ending a sentence not)
+_BEFORE = r"(?<![\w/.\-'\\])"
+_AFTER = r"(?![\w/\-'\\]|\.\w)"
+# a refusal's details that hold names of the tree
+NAMED = ("path", "missing", "didYouMean")
+
+
+def as_word(pattern: str) -> re.Pattern[str]:
+    """``pattern`` where it stands as a word of a sentence, never inside a
+    name (``edit_file`` in ``tools/edit_file.py``)."""
+    return re.compile(f"{_BEFORE}(?:{pattern}){_AFTER}")
+
+
+def reworded(text: str, rewrite: Callable[[str], str], names: Iterable[object]) -> str:
+    """``text`` with a tool's words put in an adapter's (``rewrite``),
+    every one of ``names`` that it says (the call's paths, those a
+    refusal's details carry) kept as it is on the disk."""
+    kept = sorted({n for n in names if isinstance(n, str) and n}, key=len, reverse=True)
+    parts = re.split("(" + "|".join(map(re.escape, kept)) + ")", text) if kept else [text]
+    return "".join(part if at % 2 else rewrite(part) for at, part in enumerate(parts))
+
+
+def named_in(details: object) -> list[object]:
+    """The names of the tree a refusal's ``details`` carry."""
+    out: list[object] = []
+    if isinstance(details, dict):
+        for key in NAMED:
+            value = details.get(key)
+            out.extend(value if isinstance(value, list) else [value])
+    return out

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..hosts import one_line, shown_name
+from ._common import as_word, named_in, reworded
 
 if TYPE_CHECKING:
     from ..tools import Toolbox
@@ -44,10 +45,11 @@ class EditorResult:
 
 
 # corral's argument names in a refusal, as the editor's model knows them
-_CORRAL_FIELDS = re.compile(r"\b(oldText|newText)\b")
+_CORRAL_FIELDS = as_word("oldText|newText")
 _EDITOR_FIELDS = {"oldText": "old_str", "newText": "new_str"}
 # the corral tool a command runs, named in its sentences: the command instead
-_CORRAL_TOOLS = re.compile(r"\b(write_file|edit_file)\b")
+_CORRAL_TOOLS = as_word("write_file|edit_file")
+_CORRAL_CONTENT = as_word("'content'")
 _CHANGING_COMMANDS = ("create", "str_replace", "insert")
 
 
@@ -76,9 +78,14 @@ def _refusal(envelope: Mapping[str, Any], *, command: str = "",
         message = f"{path} changed while the insert was made; nothing was changed"
         hint = "View the file again and insert against what it holds now."
     # one line each: a sentence may name what the tool found on the disk
-    parts = [f"{envelope.get('code', 'INTERNAL')}: {one_line(_editor_words(message, command))}"]
+    names = named_in(details)  # said as they are: only the tool's own words are the editor's
+
+    def words(text: str) -> str:
+        return one_line(reworded(text, lambda part: _editor_words(part, command), names))
+
+    parts = [f"{envelope.get('code', 'INTERNAL')}: {words(message)}"]
     if hint:
-        parts.append(one_line(_editor_words(str(hint), command)))
+        parts.append(words(str(hint)))
     return EditorResult("\n".join(parts), True)
 
 
@@ -87,7 +94,7 @@ def _editor_words(text: str, command: str) -> str:
     if command in _CHANGING_COMMANDS:
         text = _CORRAL_TOOLS.sub(command, text)
     if command == "create":
-        text = text.replace("'content'", "'file_text'")
+        text = _CORRAL_CONTENT.sub("'file_text'", text)
     return text
 
 
@@ -98,6 +105,9 @@ def _invalid(message: str) -> EditorResult:
 def _text(args: Mapping[str, Any], name: str) -> str | None:
     value = args.get(name)
     return value if isinstance(value, str) else None
+
+
+_MOST_LINES = 2**53 - 1  # the largest offset or limit read_file takes (JSON's exact integers)
 
 
 def run_text_editor(toolbox: Toolbox, args: Any) -> EditorResult:
@@ -149,8 +159,10 @@ def _view(toolbox: Toolbox, path: str, view_range: Any) -> EditorResult:
         if first < 1 or (last != -1 and last < first):
             return _invalid("'view_range' starts at line 1 or later and ends at or after its "
                             "start (or -1 for the end of the file)")
-        args["offset"] = first
-        if last != -1:
+        # numbers past what read_file counts: no file has so many lines, so a
+        # start there is past the end, and an end there is the end
+        args["offset"] = min(first, _MOST_LINES)
+        if last != -1 and last - first + 1 <= _MOST_LINES:
             args["limit"] = last - first + 1
     envelope = toolbox.call("read_file", args)
     if envelope.get("ok") is not True:
@@ -222,10 +234,7 @@ def _insert(toolbox: Toolbox, path: str, args: Mapping[str, Any]) -> EditorResul
                      "insert")
     cut = read.get("cutLines")
     cut_lines = {n - 1 for n in cut} if isinstance(cut, list) else set()  # 0-based
-    # a lone "\r" inside a line: an oldText holding one is read as a line break, so
-    # such a line anchors only by its text before its first "\r" and after its last
-    returns = {at for at, text in enumerate(lines) if "\r" in text} - cut_lines
-    if not cut_lines and not returns:
+    if not cut_lines:  # (a lone "\r" inside a line is matched as that character)
         old, new_text = _insertion(lines, line, new, lambda: _ends_with_a_break(read, lines))
         envelope = toolbox.call("edit_file", {"path": path, "oldText": old, "newText": new_text,
                                               "expectedSha256": read["sha256"]})
@@ -233,10 +242,9 @@ def _insert(toolbox: Toolbox, path: str, args: Mapping[str, Any]) -> EditorResul
                      lambda e: f"Inserted after line {line} of {shown_name(e['path'])}.",
                      "insert")
     known = _known(lines, cut_lines)
-    tails = {at: lines[at].rpartition("\r")[2] for at in returns}
-    whole = "\n".join(lines[at] if at in returns else text for at, text in enumerate(known))
-    return _insert_beside_cut(toolbox, path, read, _Partial(known, cut_lines | returns, tails,
-                                                            whole + "\n", cut_lines), line, new)
+    return _insert_beside_cut(toolbox, path, read, _Partial(known, cut_lines,
+                                                            "\n".join(known) + "\n"),
+                              line, new)
 
 
 def _whole(read: Mapping[str, Any], lines: list[str], after: int, text: str) -> str:
@@ -290,16 +298,13 @@ def _ends_with_a_break(read: Mapping[str, Any], lines: list[str]) -> bool:
     return hashlib.sha256(text.encode("utf-8")).hexdigest() == read.get("sha256")
 
 
-def _around(lines: list[str], after: int, text: str, start: int, stop: int,
-            tail: str | None = None) -> tuple[str, str]:
+def _around(lines: list[str], after: int, text: str, start: int, stop: int
+            ) -> tuple[str, str]:
     """(old, new): ``lines[start:stop]`` as one text, and with ``text`` (its
     final newline left out) inserted after line ``after``.  ``start ==
-    after > 0`` begins at the line break ending line ``after``; ``tail``:
-    the known end of the line before ``start``, the text begins with it."""
+    after > 0`` begins at the line break ending line ``after``."""
     added = text[:-1] if text.endswith("\n") else text
     left = lines[start:after] if start < after or after == 0 else [""]
-    if tail is not None:
-        left = [tail, *lines[start:after]]
     right = lines[after:stop]
     return "\n".join([*left, *right]), "\n".join([*left, added, *right])
 
@@ -314,47 +319,40 @@ _CUT_MARKER = re.compile(r" \[\.\.\. line cut: (\d+) of \d+ characters shown\]\Z
 
 def _known(lines: list[str], cut: set[int]) -> list[str]:
     """The start of each line an oldText can carry: a cut line's shown
-    start, its marker left out (what follows it is never seen), and no line
-    past a carriage return inside it."""
+    start, its marker left out (what follows it is never seen)."""
     known = list(lines)
     for at in cut:
         if at < len(known):
             found = _CUT_MARKER.search(known[at])
             known[at] = known[at][:int(found.group(1))] if found else ""
-    return [text.partition("\r")[0] for text in known]
+    return known
 
 
 @dataclass(frozen=True)
 class _Partial:
-    """A file some of whose lines an oldText cannot carry whole: ``known``,
-    each line's start that it can; ``partial``, those lines (0-based);
-    ``tails``, the end of a line that is known past its carriage returns;
-    ``whole``, the text as edit_file matches it, as far as it is known;
-    ``long``, the lines read_file cut short."""
+    """A file some of whose lines read_file cut short, so an oldText cannot
+    carry them whole: ``known``, each line's start that it can; ``partial``,
+    those lines (0-based); ``whole``, the text as edit_file matches it, as
+    far as it is known."""
 
     known: list[str]
     partial: set[int]
-    tails: dict[int, str]
     whole: str
-    long: set[int]
 
 
 def _insert_beside_cut(toolbox: Toolbox, path: str, read: Mapping[str, Any], file: _Partial,
                        after: int, text: str) -> EditorResult:
     """Insert after line ``after`` of a file some of whose lines an oldText
-    cannot carry whole (read_file cut them short, or they hold a carriage
-    return): the old text is only what is known next to the point (whole
-    lines, back to the line before a partial one, or from its known end;
-    forward, up to a partial line's known start), grown until edit_file
+    cannot carry whole (read_file cut them short): the old text is only
+    what is known next to the point (whole lines, back to the line after a
+    partial one; forward, up to a partial line's known start), grown until edit_file
     finds it once.  The text is the file's own at that place, so found once
     it is found there."""
     known, cut = file.known, file.partial
     count = len(known)
     low = max((at + 1 for at in cut if at < after), default=0)
     high = min((at + 1 for at in cut if at >= after), default=count)
-    tail = file.tails.get(low - 1)  # what is known of the line before the window, at its end
-    cause = _LONG if {low - 1, high - 1} & file.long else _RETURN
-    if after == count and low == count and not tail:  # nothing known after the last line
+    if after == count and low == count:  # nothing known after the last line
         unended = "the end of the file cannot be found by its text"
         if count == 1:  # one line: its line break, if it has one, is the file's only one
             added = text[:-1] if text.endswith("\n") else text
@@ -363,17 +361,16 @@ def _insert_beside_cut(toolbox: Toolbox, path: str, read: Mapping[str, Any], fil
                                                   "expectedSha256": read["sha256"]})
             details = envelope.get("details")
             if isinstance(details, Mapping) and details.get("kind") == "no_match":
-                return _cut_refusal(path, after, cause, unended)  # it has none
+                return _cut_refusal(path, after, unended)  # it has none
             return _done(envelope,
                          lambda e: f"Inserted after line {after} of {shown_name(e['path'])}.",
                          "insert")
-        return _cut_refusal(path, after, cause, unended)
+        return _cut_refusal(path, after, unended)
     whole = file.whole
     start, stop = max(after - 1, low), min(after + 1, high)
     tried, why = 0, "the text around it that can be known occurs more than once"
     while True:
-        old, new = _around(known, after, text, start, stop,
-                           tail if start == low and low > 0 else None)
+        old, new = _around(known, after, text, start, stop)
         widest = start == low and stop == high
         # a new text already there would be read as an edit already made: grown first
         if old and ((_once(whole, old) and new not in whole) or widest):
@@ -390,7 +387,7 @@ def _insert_beside_cut(toolbox: Toolbox, path: str, read: Mapping[str, Any], fil
                 why = ("the text around it that can be known, with the inserted text, is "
                        "already in the file")
         if widest or tried >= _MOST_TRIES:
-            return _cut_refusal(path, after, cause, why)
+            return _cut_refusal(path, after, why)
         start, stop = _grown(start, stop, low, high)
 
 
@@ -401,17 +398,11 @@ _GROW_ON = ("multiple_matches", "already_applied")
 _MOST_TRIES = 8  # edit_file calls one insert beside cut lines makes at most
 
 
-_LONG = "is longer than read_file shows (it cuts long lines)"
-_RETURN = ("holds a carriage return (\\r), which an old text cannot match (edit_file reads it as "
-           "a line break)")
-
-
-def _cut_refusal(path: str, after: int, cause: str, why: str) -> EditorResult:
-    hint = ("use str_replace with text you know occurs once next to the insertion point"
-            if cause == _LONG else "send the whole new file with create")
-    return EditorResult(f"AMBIGUOUS: a line next to line {after} of {shown_name(path)} {cause}, "
-                        f"and {why}; nothing was changed.\nInsert after another line, or "
-                        f"{hint}.", True)
+def _cut_refusal(path: str, after: int, why: str) -> EditorResult:
+    return EditorResult(f"AMBIGUOUS: a line next to line {after} of {shown_name(path)} is longer "
+                        f"than read_file shows (it cuts long lines), and {why}; nothing was "
+                        "changed.\nInsert after another line, or use str_replace with text you "
+                        "know occurs once next to the insertion point.", True)
 
 
 def _once(whole: str, part: str) -> bool:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..hosts import one_line, render
 from ..tools import definition, v4a_patch
-from ._common import acall, require, specs_of, too_deep
+from ._common import acall, as_word, named_in, require, reworded, specs_of, too_deep
 
 if TYPE_CHECKING:
     from agents import FunctionTool
@@ -67,15 +67,22 @@ _ENVELOPE_WORDS = (
 
 
 # apply_patch's one argument, and the tool itself: this model has neither
-_PATCH_ARGUMENT = re.compile(r"'input'")
-_PATCH_TOOL = re.compile(r"\bapply_patch\b")
+# (as words of their own: never inside a name, ``tools/apply_patch.py``)
+_PATCH_ARGUMENT = as_word("'input'")
+_PATCH_TOOL = as_word("apply_patch")
 
 
 def _operation_words(text: str, operation: Any, details: Any) -> str:
+    """apply_patch's refusal in the operation's words; every name it says
+    (the operation's, those its details carry) kept as it is on the disk."""
     for envelope, words in _ENVELOPE_WORDS:
         text = envelope.sub(words, text)
-    text = _PATCH_ARGUMENT.sub(f"'{_field_at_fault(operation, details)}'", text)
-    return _PATCH_TOOL.sub(str(getattr(operation, "type", "")) or "the operation", text)
+    field = f"'{_field_at_fault(operation, details)}'"
+    tool = str(getattr(operation, "type", "")) or "the operation"
+    names = [getattr(operation, "path", None), getattr(operation, "move_to", None),
+             *named_in(details)]
+    return reworded(text, lambda part: _PATCH_TOOL.sub(tool, _PATCH_ARGUMENT.sub(field, part)),
+                    names)
 
 
 def _field_at_fault(operation: Any, details: Any) -> str:

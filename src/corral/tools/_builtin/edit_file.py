@@ -800,12 +800,12 @@ def _changed_by_earlier(attempt: Attempt, earlier: list[Lines], missed: Refusal)
     """A later edit's oldText that was in the file until an earlier edit of
     the same call changed it: said so, rather than "copy it from the file"
     (where it still is)."""
-    old_n = normalize_breaks(attempt.old)
     holder = next((k for k in range(len(earlier) - 1, -1, -1)
-                   if old_n in earlier[k].normalized), None)
+                   if earlier[k].normalize(attempt.old) in earlier[k].normalized), None)
     if holder is None or holder >= attempt.index:
         return missed
-    line = earlier[holder].line_index(earlier[holder].normalized.find(old_n)) + 1
+    seen = earlier[holder]
+    line = seen.line_index(seen.normalized.find(seen.normalize(attempt.old))) + 1
     message = (f"edits[{attempt.index}]: oldText is not in the text the edits before it left: "
                f"it is at line {line} of {_said(attempt.rel)} as edits[{holder}] saw it, and "
                f"edits[{holder}] changed it; edits apply in order, each to the text the one "
@@ -830,7 +830,7 @@ def _locate(ctx: ToolContext, call: _Call, lines: Lines, attempt: Attempt,
             allowed: int) -> tuple[list[Region], str, int]:
     if attempt.old == "":
         if lines.text == "":
-            return [Region(0, 0, normalize_breaks(attempt.new))], "exact", 1
+            return [Region(0, 0, lines.normalize(attempt.new))], "exact", 1
         raise empty_old_text(attempt)
     limit = min(allowed, MAX_REPLACEMENTS) + 1 if attempt.replace_all else MAX_LISTED
     found = search(lines, attempt.old, attempt.new, limit, call.work,
@@ -855,7 +855,7 @@ def _locate(ctx: ToolContext, call: _Call, lines: Lines, attempt: Attempt,
 def _warnings(attempt: Attempt, lines: Lines, strategy: str) -> list[str]:
     out = []
     label, rel = attempt.label, attempt.rel
-    old_n, new_n = normalize_breaks(attempt.old), normalize_breaks(attempt.new)
+    old_n, new_n = lines.normalize(attempt.old), lines.normalize(attempt.new)
     if "\n" in old_n and "\n" not in new_n and attempt.new.count("\\n") >= 2:
         out.append(f"{label}newText has no line breaks but {attempt.new.count(chr(92) + 'n')} "
                    "'\\n' escape sequences, where oldText spanned lines; if you meant line breaks, "

@@ -24,7 +24,7 @@ from .content import (TABULAR, Numbered, numbering_said, placeholder_lines, read
 from .budget import Work
 from .diagnosis import Diagnosis, Difference, diagnose
 from .match import (MAX_LISTED, Search, applied_copies, distinctive, tab_indented,
-                    normalize_breaks, occurrences, search)
+                    occurrences, search)
 from .state import Applied
 from .text import Lines
 from .._refusals.catalogue import Code, Kind, Refusal
@@ -213,7 +213,7 @@ def empty_old_text(attempt: Attempt) -> Refusal:
 def applied_inside(attempt: Attempt, lines: Lines, found: Search) -> Refusal | None:
     """The refusal to make again an edit whose newText (containing oldText)
     is already where it would go: making it twice would duplicate text."""
-    old_n, new_n = normalize_breaks(attempt.old), normalize_breaks(attempt.new)
+    old_n, new_n = lines.normalize(attempt.old), lines.normalize(attempt.new)
     copies = applied_copies(lines.normalized, [r.start for r in found.regions], old_n, new_n)
     if not copies or len(copies) != found.count:
         return None
@@ -238,15 +238,15 @@ def numbered_new_text(attempt: Attempt, lines: Lines, found_at: int) -> Refusal 
     file.  ``found_at`` is the line (1-based) where oldText matched."""
     if "\t" not in attempt.new or attempt.rel.lower().endswith(TABULAR):
         return None  # (every number read_file adds is followed by a tab)
-    new_n = normalize_breaks(attempt.new)
+    new_n = lines.normalize(attempt.new)
     numbered = read_file_numbers(new_n)
     if numbered is None:
         single = _NUMBERED_LINE.match(new_n)
         if single is None or "\n" in new_n.rstrip("\n") or int(single.group(1)) != found_at:
             return None
         numbered = Numbered(found_at, 1)
-    if read_file_numbers(normalize_breaks(attempt.old)) is not None or \
-            _NUMBERED_LINE.match(normalize_breaks(attempt.old)):
+    if read_file_numbers(lines.normalize(attempt.old)) is not None or \
+            _NUMBERED_LINE.match(lines.normalize(attempt.old)):
         return None  # oldText has them too: the file's own text (a numbered listing)
     last = numbered.first + numbered.lines - 1
     field = f"edits[{attempt.index}].newText" if attempt.multi else "newText"
@@ -274,10 +274,10 @@ def placeholder_in_new_text(attempt: Attempt, lines: Lines) -> Refusal | None:
     file already."""
     if "..." not in attempt.new and "…" not in attempt.new:
         return None  # what placeholder_lines looks for first, without a copy
-    found = placeholder_lines(normalize_breaks(attempt.new))
+    found = placeholder_lines(lines.normalize(attempt.new))
     if not found:
         return None
-    known = {x.strip() for x in normalize_breaks(attempt.old).split("\n")}
+    known = {x.strip() for x in lines.normalize(attempt.old).split("\n")}
     in_file: set[str] | None = None
     for j, line in found:
         if line.strip() in known:
@@ -315,12 +315,12 @@ def missing_old_text(attempt: Attempt, lines: Lines, work: Work, memory: Memory,
     refusal = _already_applied(attempt, lines, memory, work)
     if refusal is not None:
         return refusal
-    old_n = normalize_breaks(attempt.old)
+    old_n = lines.normalize(attempt.old)
     for fixed, difference, hint in _likely_mistakes(attempt, lines):
         found = search(lines, fixed, attempt.new, MAX_LISTED, work)
         if found is not None and found.count:
             return _fixed_matches(attempt, lines, found, difference, hint)
-        diagnosis = diagnose(lines, normalize_breaks(fixed), fixed, work)
+        diagnosis = diagnose(lines, lines.normalize(fixed), fixed, work)
         diagnosis.differences.insert(0, difference)
         return _no_match(attempt, lines, diagnosis, hint, None, note)
     diagnosis = diagnose(lines, old_n, attempt.old, work)
@@ -332,7 +332,7 @@ def _already_applied(attempt: Attempt, lines: Lines, memory: Memory,
                      work: Work) -> Refusal | None:
     """The refusal when newText is already where oldText was: this same call
     made before through this Toolbox, or a distinctive newText found."""
-    new_n = normalize_breaks(attempt.new)
+    new_n = lines.normalize(attempt.new)
     earlier = memory.earlier
     rel, label = attempt.rel, attempt.label
     if earlier is not None and earlier.result_sha256 == memory.current_sha256:
@@ -366,7 +366,7 @@ _FORMS: tuple[tuple[Literal["NFC", "NFD"], str], ...] = (("NFC", "NFD"), ("NFD",
 def _likely_mistakes(attempt: Attempt, lines: Lines) -> list[tuple[str, Difference, str]]:
     """oldText as the model most likely meant it, when it shows a known
     mistake: (the fixed text, the difference, the hint)."""
-    old, old_n = attempt.old, normalize_breaks(attempt.old)
+    old, old_n = attempt.old, lines.normalize(attempt.old)
     out = []
     numbered = strip_line_numbers(old_n)
     if numbered is not None and numbered != old_n:
@@ -432,7 +432,7 @@ def _fixed_matches(attempt: Attempt, lines: Lines, found: Search, difference: Di
     suggestion: dict[str, Any] = {}
     if difference.kind == "normalization" and not attempt.multi and found.count == 1:
         form: Literal["NFC", "NFD"] = "NFC" if unicodedata.normalize(
-            "NFC", normalize_breaks(attempt.old)) in lines.normalized else "NFD"
+            "NFC", lines.normalize(attempt.old)) in lines.normalized else "NFD"
         suggestion = {"suggested_tool": "edit_file", "suggested_args": {
             "path": attempt.rel, "oldText": unicodedata.normalize(form, attempt.old),
             "newText": unicodedata.normalize(form, attempt.new)}}
@@ -619,7 +619,7 @@ def _partial_in_long_lines(attempt: Attempt, lines: Lines) -> Partial | None:
     longest = max(map(len, contents), default=0)
     if longest <= LONG_LINE:
         return None
-    text, old = lines.normalized, normalize_breaks(attempt.old)
+    text, old = lines.normalized, lines.normalize(attempt.old)
     if len(old) < _PARTIAL_LEAST:
         return None
     head = _longest_found(text, old, from_start=True)

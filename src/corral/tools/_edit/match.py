@@ -113,8 +113,8 @@ def search(lines: Lines, old_raw: str, new_raw: str, limit: int, work: Work, *,
     0 when a rung was cut short before it could tell).  A tolerant rung
     builds the replacement of every region it returns when ``every`` (the
     model asked for every occurrence), else only of a unique match."""
-    old = normalize_breaks(old_raw)
-    new = normalize_breaks(new_raw)
+    old = lines.normalize(old_raw)
+    new = lines.normalize(new_raw)
     count, starts = occurrences(lines.normalized, old, limit)
     work.step(len(starts) + 1)
     if count:

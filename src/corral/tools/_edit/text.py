@@ -30,6 +30,7 @@ _OTHER_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
 _WIDE_FIRST = frozenset(mark[:1] for mark, _ in _OTHER_BOMS)
 
 _SPLIT = re.compile(r"(\r\n|\n)")
+_BREAKS = re.compile(r"\r\n|\r")
 
 
 class Undecodable(Exception):
@@ -167,6 +168,27 @@ class Lines:
             return contents, [sep] * (len(contents) - 1) + [""]
         parts = _SPLIT.split(text)
         return parts[0::2], parts[1::2] + [""]
+
+    @_once
+    def cr_inside_lines(self) -> bool:
+        """Whether a line of this text holds a lone ``\\r``: the text has
+        ``\\n`` (so it is split there only) and a ``\\r`` not before one."""
+        text = self.text
+        return self.has_cr and "\n" in text and text.count("\r") != text.count("\r\n")
+
+    def normalize(self, sent: str) -> str:
+        """A model's text (an oldText, a newText) with its line breaks
+        written ``\\n``, as :attr:`normalized` writes this text's: a
+        ``\\r\\n`` is a break; a lone ``\\r`` too, unless a line of this
+        text holds one, where it is that character, as read_file shows it
+        (read as a break, an oldText copied from such a line would never
+        match, and a ``\\r`` would match a line break the model never
+        named)."""
+        if "\r" not in sent:
+            return sent
+        if self.cr_inside_lines:
+            return sent.replace("\r\n", "\n")
+        return _BREAKS.sub("\n", sent)
 
     @property
     def contents(self) -> list[str]:

@@ -221,7 +221,26 @@ _BY_TYPE: tuple[tuple[type[OSError], Factory], ...] = (
 
 # -- factories by errno -------------------------------------------------------------------
 
+_DIRECTORY_TOOLS = frozenset({"list_directory", "glob", "grep", "make_directory"})
+
+
+def _slashed(f: Error) -> str | None:
+    """The name ``f.path`` gives without its trailing ``/``, when the error
+    is about that name itself and the tool takes a file (the ``/`` names a
+    directory: a file there, or a file to make, is an error of the ``/``;
+    a tool that takes a directory is rightly told to pass one)."""
+    meant = f.path.rstrip("/")
+    if f.call.tool in _DIRECTORY_TOOLS or not meant or meant == f.path:
+        return None
+    return meant if f.where.rstrip("/") == meant else None
+
+
 def _not_directory(f: Error) -> Refusal:
+    meant = _slashed(f)
+    if meant is not None:
+        return not_directory(f.path, f"{_said(f.path)} ends with '/', which names a directory, "
+                             f"but {_said(meant)} is not one",
+                             f"Pass \"{_said(meant)}\" without the trailing '/'.", **_field(f))
     if f.where.rstrip("/") != f.path.rstrip("/"):
         return not_directory(f.path, f"{_said(f.where)} is a file, so {_said(f.path)} "
                              "cannot be inside it",
@@ -232,6 +251,11 @@ def _not_directory(f: Error) -> Refusal:
 
 
 def _is_directory(f: Error) -> Refusal:
+    meant = _slashed(f)
+    if meant is not None:
+        return Refusal(Code.INVALID_ARGUMENT, f"{_said(f.path)} ends with '/', which names a "
+                       "directory, not a file", f"Pass \"{_said(meant)}\" without the trailing "
+                       "'/' to name a file.", details=f.details(), kind=Kind.DIRECTORY)
     return Refusal(Code.INVALID_ARGUMENT, f"{_said(f.where)} is a directory",
                    "Pass a file path here, not a directory.", details=f.details(),
                    kind=Kind.DIRECTORY)
