@@ -104,6 +104,10 @@ class ProgramPath(NamedTuple):
     # a Python program (a script, a module run by -m or imported by -c): its
     # directory is first on sys.path, so what it imports from there runs too
     python: bool = False
+    # a file a recipe file loads as recipes of its own (a justfile's import,
+    # a Taskfile's includes, a makefile's include): the name of its kind,
+    # whatever its own name (``ci.just`` is read as a ``justfile``)
+    recipes: str = ""
 
 
 def program_paths(section: str, key: str, value: str | None) -> list[ProgramPath]:
@@ -380,6 +384,59 @@ def recipe_commands(name: str, text: str) -> list[str] | None:
 
 
 _BACKTICK = re.compile(r"`([^`\n]+)`")
+# a justfile's lines that load more: `import 'x'`, `mod name`, `mod name 'x'`
+# (`?`: optional), the program recipes run with, the dotenv file it exports
+_JUST_IMPORT = re.compile(r"""^import\??\s+(['"])(.+?)\1""")
+_JUST_MOD = re.compile(r"""^mod\??\s+([A-Za-z_][A-Za-z0-9_-]*)(?:\s+(['"])(.+?)\2)?""")
+_JUST_PROGRAM = re.compile(
+    r"""^set\s+(?:shell|windows-shell|script-interpreter)\s*:=\s*\[\s*(['"])(.+?)\1""")
+_JUST_DOTENV = re.compile(r"""^set\s+dotenv-(?:path|filename)\s*:=\s*(['"])(.+?)\1""")
+# where just looks for a module's recipes: name.just, name/mod.just, name/justfile
+_JUST_MODULE_FILES = ("mod.just", *JUSTFILES)
+
+
+def recipe_loads(name: str, text: str) -> list[ProgramPath]:
+    """What a justfile or a Taskfile (by its file ``name``) loads beyond its
+    own lines, relative to its directory: the recipe files it imports (a
+    justfile's ``import``, ``mod``; a Taskfile's ``includes``, a directory
+    there read as the Taskfile it holds), each marked with the kind it is
+    read as; the program its lines are handed to (``set shell``); the
+    dotenv files whose variables (``PATH``) every recipe runs with.  A
+    Taskfile the bounded YAML reader cannot read raises
+    :class:`~.yamlish.Unread`."""
+    found: list[ProgramPath] = []
+    if name in JUSTFILES:
+        for line in text.splitlines():
+            imported, module = _JUST_IMPORT.match(line), _JUST_MOD.match(line)
+            program, dotenv = _JUST_PROGRAM.match(line), _JUST_DOTENV.match(line)
+            if imported is not None:
+                found.append(ProgramPath(imported.group(2), True, recipes="justfile"))
+            elif module is not None:
+                place = module.group(3)
+                if place is None:
+                    found.append(ProgramPath(f"{module.group(1)}.just", True, recipes="justfile"))
+                    place = module.group(1)
+                found.append(ProgramPath(place, True, recipes="justfile"))
+                found += [ProgramPath(f"{place.rstrip('/')}/{inside}", True, recipes="justfile")
+                          for inside in _JUST_MODULE_FILES]
+            elif program is not None and _names_path(program.group(2)):
+                found.append(ProgramPath(program.group(2), True))
+            elif dotenv is not None:
+                found.append(ProgramPath(dotenv.group(2), True))
+    elif name in TASKFILES:
+        data = load_yaml(text)
+        includes = data.get("includes") if isinstance(data, dict) else None
+        for value in includes.values() if isinstance(includes, dict) else ():
+            place = value.get("taskfile") if isinstance(value, dict) else value
+            if isinstance(place, str) and place and "{{" not in place and "://" not in place:
+                found.append(ProgramPath(place, True, recipes="Taskfile.yml"))
+                found += [ProgramPath(f"{place.rstrip('/')}/{inside}", True,
+                                      recipes="Taskfile.yml") for inside in TASKFILES]
+        dotenv = data.get("dotenv") if isinstance(data, dict) else None
+        found += [ProgramPath(place, True) for place in
+                  (dotenv if isinstance(dotenv, list) else [])
+                  if isinstance(place, str) and place and "{{" not in place]
+    return found
 _TASK_LINE_KEYS = ("cmd", "sh")
 _TASK_LIST_KEYS = ("cmds", "status", "preconditions")
 
