@@ -72,7 +72,8 @@ from ...contained import DirEntry
 from .._refusals.catalogue import Code, Kind, Refusal
 from .hookmanagers import LEFTHOOK_CONFIGS, PRE_COMMIT_CONFIGS
 from .hookmanagers import read as read_hook_manager
-from .hostconfig import HOST_CONFIGS, MOST_MATCHED, config_tops
+from .hostconfig import (COMPOSE, DEV_CONTAINER_CONFIGS, HOST_CONFIGS, MOST_MATCHED,
+                         compose_loads, config_tops)
 from .hostconfig import commands as host_commands
 from .hostconfig import matches as host_config_matches
 from .gitconfig import (JUSTFILES, NODE_SUFFIXES, RECIPE_FILES, TASKFILES, ProgramPath,
@@ -589,8 +590,11 @@ class _Found:
             inside = _inside(self.look, directory, project)
             if inside is not None:
                 self.add_named(inside)
+        # a dev container's YAML files are its compose files (its Dockerfile is not YAML)
+        composes = name in DEV_CONTAINER_CONFIGS
         for file in dict.fromkeys(files):
-            self.program(ProgramPath(file, True), None, project)
+            kind = COMPOSE if composes and file.endswith((".yml", ".yaml")) else ""
+            self.program(ProgramPath(file, True, recipes=kind), None, project)
         entered = list(dict.fromkeys(directory for line in lines
                                      for directory in entered_directories(line)))
         for line in lines:
@@ -646,7 +650,8 @@ class _Found:
         name = kind or path.rpartition("/")[2]
         shell = shell or name.endswith(_SHELL_SUFFIXES)
         if (not shell and name not in MAKEFILE_NAMES and not name.endswith(".mk")
-                and name != "package.json" and name not in JUSTFILES and name not in TASKFILES):
+                and name != "package.json" and name not in JUSTFILES and name not in TASKFILES
+                and name != COMPOSE):
             return
         self.opened_configs[path] = True
         text = self.text(path)
@@ -662,6 +667,15 @@ class _Found:
             for line in lines:
                 for named in from_directories(command_paths(line), entered):
                     self.program(named, work_tree, git_dir)
+            return
+        if name == COMPOSE:
+            try:
+                loads = compose_loads(text)
+            except Unread:
+                self.whole = True  # what it starts is not known
+                return
+            for loaded in loads:
+                self.program(loaded, here, git_dir)
             return
         if name == "package.json":
             commands = _package_scripts(text)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import html
 import json
+import posixpath
 import re
 import shlex
 import tomllib
@@ -40,12 +41,12 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ...hosts import file_uri_path
-from .gitconfig import ENVIRONMENT_MANAGERS
+from .gitconfig import ENVIRONMENT_MANAGERS, ProgramPath
 from .hookmanagers import LEFTHOOK_CONFIGS, PRE_COMMIT_CONFIGS
 from .yamlish import load as load_yaml
 
-__all__ = ["HOST_CONFIGS", "HOST_CONFIG_TOPS", "MISE_CONFIGS", "MOST_MATCHED", "commands",
-           "config_tops", "matches"]
+__all__ = ["COMPOSE", "DEV_CONTAINER_CONFIGS", "HOST_CONFIGS", "HOST_CONFIG_TOPS",
+           "MISE_CONFIGS", "MOST_MATCHED", "commands", "compose_loads", "config_tops", "matches"]
 
 #: mise's configurations (TOML), read by ``mise activate`` at each prompt:
 #: each place with its ``.local`` and ``MISE_ENV`` variants
@@ -197,7 +198,7 @@ def commands(name: str, text: str, folder: str = "") -> tuple[list[str], list[st
     elif name == "*.code-workspace":
         found, places, files = _vscode_settings(_get(data, "settings"))
         found += _folder_open_tasks(_get(data, "tasks"))
-    elif name in _DEV_CONTAINER_CONFIGS:
+    elif name in DEV_CONTAINER_CONFIGS:
         found = [line for key in _LIFECYCLE for line in _lifecycle(_get(data, key))]
         files = [path if path.startswith("/") or not folder else f"{folder}/{path}"
                  for path in _container_files(data)]
@@ -224,8 +225,47 @@ def commands(name: str, text: str, folder: str = "") -> tuple[list[str], list[st
     return _spelled(found), [_project_spelled(place) for place in places], files
 
 
-_DEV_CONTAINER_CONFIGS = (".devcontainer/devcontainer.json", ".devcontainer.json",
-                          ".devcontainer/*/devcontainer.json")
+DEV_CONTAINER_CONFIGS = (".devcontainer/devcontainer.json", ".devcontainer.json",
+                         ".devcontainer/*/devcontainer.json")
+#: the kind a Compose file a dev container config names is read as
+#: (:attr:`ProgramPath.recipes`), whatever its name
+COMPOSE = "compose.yaml"
+
+
+def compose_loads(text: str) -> list[ProgramPath]:
+    """What a Compose file a dev container starts loads beyond itself,
+    relative to its folder: the compose files its ``include`` names (a
+    path, a ``path:`` key, a string or a list: read as compose files in
+    turn), a service's ``extends`` file, and the Dockerfile a service's
+    ``build`` builds from (``build: ./ci`` is ``ci/Dockerfile``); a path
+    through a variable or a remote context is not followed.  A file the
+    bounded YAML reader cannot read raises :class:`~.yamlish.Unread`."""
+    data = load_yaml(text)
+    found: list[ProgramPath] = []
+    includes = _get(data, "include")
+    for item in includes if isinstance(includes, list) else ():
+        paths = _get(item, "path") if isinstance(item, dict) else item
+        found += [ProgramPath(path, True, recipes=COMPOSE) for path in _strings_of(paths)]
+    services = _get(data, "services")
+    for service in services.values() if isinstance(services, dict) else ():
+        found += [ProgramPath(path, True, recipes=COMPOSE)
+                  for path in _strings_of(_get(_get(service, "extends"), "file"))]
+        build = _get(service, "build")
+        if build is None:
+            continue
+        contexts = _strings_of(build if isinstance(build, str) else _get(build, "context"))
+        context = contexts[0] if contexts else "." if isinstance(build, dict) else None
+        dockerfiles = _strings_of(_get(build, "dockerfile")) or ["Dockerfile"]
+        if context is not None and "://" not in context and not context.startswith("git@"):
+            found.append(ProgramPath(posixpath.join(context, dockerfiles[0]), True))
+    return found
+
+
+def _strings_of(value: Any) -> list[str]:
+    """A Compose value's paths: a string or a list of strings, none spelled
+    with a variable (``${X}``: where it leads is not known here)."""
+    return [item for item in (value if isinstance(value, list) else [value])
+            if isinstance(item, str) and item.strip() and "$" not in item]
 
 
 def _container_files(data: Any) -> Iterator[str]:
