@@ -92,6 +92,8 @@ HOST_CONFIGS: tuple[str, ...] = (
     # the user's own tool configs: the programs they run at a common command
     ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".bunfig.toml", ".cargo/config.toml",
     ".cargo/config", "pnpm-workspace.yaml", "global.json",
+    # version files: an interpreter named by its path (mise's `path:`, uv's)
+    ".tool-versions", ".python-version",
 )
 _SETUP_SCRIPTS = frozenset({".kilo/setup-script", ".kilo/setup-script.*",
                             ".kilocode/setup-script", ".kilocode/setup-script.*",
@@ -183,6 +185,12 @@ def commands(name: str, text: str, folder: str = "") -> tuple[list[str], list[st
         return _spelled(_replit(text)), [], []
     if name == "global.json":
         return [], _dotnet_sdk_paths(_jsonc(text)), []
+    if name == ".tool-versions":
+        return [], [place for line in text.splitlines()
+                    for place in _tool_paths(line.partition("#")[0].split()[1:])], []
+    if name == ".python-version":
+        return [], [place for line in text.splitlines()
+                    for place in _interpreter_places(line.partition("#")[0].strip())], []
     if name in _TOOL_CONFIGS:
         run, loaded = _TOOL_CONFIGS[name](text)
         return _spelled(run), [], loaded[:_MOST_TASKS]
@@ -508,7 +516,31 @@ def _mise(text: str) -> tuple[list[str], list[str]]:
     special = _get(_get(data, "env"), "_")
     lines += [f". {shlex.quote(path)}" for path in _mise_paths(_get(special, "source"))]
     places = [*_mise_paths(_get(special, "path")), *_mise_paths(_get(special, "file"))]
+    tools = _get(data, "tools")
+    for value in tools.values() if isinstance(tools, dict) else ():
+        for item in value if isinstance(value, list) else [value]:
+            places += _tool_paths([_get(item, "version") if isinstance(item, dict) else item])
     return lines, places
+
+
+def _tool_paths(versions: list[Any]) -> list[str]:
+    """The installations a tool's versions name by path (mise's
+    ``path:./tools/py``, in ``.tool-versions`` or ``[tools]``): mise puts
+    their ``bin/`` first on ``PATH``, so a program there runs for the tool."""
+    return [version[5:] for version in versions
+            if isinstance(version, str) and version.startswith("path:") and version[5:]]
+
+
+def _interpreter_places(line: str) -> list[str]:
+    """The interpreter a ``.python-version`` line names by its path (uv
+    takes a path there as the interpreter its venvs and ``uv run`` run),
+    with the installation holding it (``x/bin/python3``: ``x``, whose
+    ``lib/`` it loads its standard library from); a version names none."""
+    if "/" not in line:
+        return []
+    above, _, _ = line.rstrip("/").rpartition("/")
+    folder, _, last = above.rpartition("/")
+    return [line, folder] if last == "bin" and folder else [line]
 
 
 def _mise_lines(value: Any, depth: int = 0) -> Iterator[str]:
