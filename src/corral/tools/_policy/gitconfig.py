@@ -141,18 +141,88 @@ def program_paths(section: str, key: str, value: str | None) -> list[ProgramPath
 
 
 _DIRECTORY_CHANGES = {"cd", "pushd"}
+_MAKE_FOLDER = frozenset({"-C", "--directory"})
+# a program's options naming the folder it works in, reading its recipes and
+# configs from there (``npm --prefix web``, ``uv run --directory api poe``);
+# tox's -c takes a folder as well as a file (its configs there are read)
+_FOLDER_OPTIONS: dict[str, frozenset[str]] = {
+    "make": _MAKE_FOLDER, "gmake": _MAKE_FOLDER, "bmake": _MAKE_FOLDER, "rake": _MAKE_FOLDER,
+    "task": frozenset({"-d", "--dir"}), "tox": frozenset({"-c", "--conf"}),
+    "invoke": frozenset({"-r", "--search-root"}), "inv": frozenset({"-r", "--search-root"}),
+    "npm": frozenset({"--prefix", "-w", "--workspace"}), "pnpm": frozenset({"-C", "--dir"}),
+    "yarn": frozenset({"--cwd"}), "bun": frozenset({"--cwd"}),
+    "poe": frozenset({"-C", "--directory", "--root"}),
+    "uv": frozenset({"--directory", "--project"}),
+    "hatch": frozenset({"-p", "--project"}), "pdm": frozenset({"-p", "--project"}),
+    "cargo": frozenset({"--cwd"}), "makers": frozenset({"--cwd"}),
+}
+# a runner's options naming the recipe file it reads, and the kind it is read
+# as (a word after the option is a bare argument already: the glued and
+# ``=`` spellings are read here); invoke's collection is a module's name
+_FILE_OPTIONS: dict[str, tuple[frozenset[str], str]] = {
+    "make": (frozenset({"-f", "--file", "--makefile"}), "Makefile"),
+    "just": (frozenset({"-f", "--justfile"}), "justfile"),
+    "task": (frozenset({"-t", "--taskfile"}), "Taskfile.yml"),
+    "nox": (frozenset({"-f", "--noxfile"}), ""), "tox": (frozenset({"-c", "--conf"}), ""),
+    "rake": (frozenset({"-f", "--rakefile"}), ""),
+    "cargo": (frozenset({"--makefile"}), ""), "makers": (frozenset({"--makefile"}), ""),
+}
+_FILE_OPTIONS["gmake"] = _FILE_OPTIONS["bmake"] = _FILE_OPTIONS["make"]
+_COLLECTION_OPTIONS = frozenset({"-c", "--collection"})
+
+
+def _option_value(options: frozenset[str], before: str, text: str) -> str | None:
+    """The value the word ``text`` (``before`` the word ahead of it) gives
+    one of ``options``: the word after the option, ``--name=value``, or a
+    short option's glued ``-Xvalue``."""
+    if before in options and text and not text.startswith("-"):
+        return text
+    name, equals, value = text.partition("=")
+    if equals and name.startswith("--") and name in options:
+        return value
+    if len(text) > 2 and text[0] == "-" and text[1] != "-" and text[:2] in options:
+        return text[2:].removeprefix("=")
+    return None
+
+
+def _relative_folder(text: str) -> bool:
+    return (bool(text) and text[0] not in "-/~$" and text not in (".", "..")
+            and not text.startswith("../"))
 
 
 def entered_directories(command: str) -> list[str]:
-    """The directories ``command`` enters (``cd tools``, ``pushd web``),
-    relative ones only: what it runs afterwards is named from there."""
+    """The directories ``command`` enters (``cd tools``, ``pushd web``), or
+    a program of it is told to work in (``make -C web``, ``npm --prefix
+    web``, ``uv run --directory api``: :data:`_FOLDER_OPTIONS`), relative
+    ones only: what it runs afterwards is named from there."""
     entered: list[str] = []
-    for word in _words(command):
-        if (not word.command and word.program in _DIRECTORY_CHANGES and word.text
-                and word.text[0] not in "-/~$" and word.text not in (".", "..")
-                and not word.text.startswith("../")):
-            entered.append(word.text.rstrip("/"))
+    words = _words(command)
+    for at, word in enumerate(words):
+        if word.command:
+            continue
+        if word.program in _DIRECTORY_CHANGES:
+            folder: str | None = word.text
+        else:
+            options = _FOLDER_OPTIONS.get(word.program)
+            folder = _option_value(options, words[at - 1].text, word.text) if options else None
+        if folder is not None and _relative_folder(folder):
+            entered.append(folder.rstrip("/"))
     return list(dict.fromkeys(entered))
+
+
+def _option_files(word: _Word, before: str) -> list[ProgramPath]:
+    """The recipe file a runner's option of ``word`` names (``make
+    --file=ci.mk``, ``-fci.mk``), read as its kind; invoke's ``-c name``:
+    the module ``name.py`` or package ``name/`` it imports."""
+    named = _FILE_OPTIONS.get(word.program)
+    value = _option_value(named[0], before, word.text) if named else None
+    if named and value:
+        return [ProgramPath(value, True, recipes=named[1])]
+    if word.program in ("invoke", "inv"):
+        module = _option_value(_COLLECTION_OPTIONS, before, word.text)
+        if module and module.isidentifier():
+            return [ProgramPath(f"{module}.py", True, True), ProgramPath(module, False)]
+    return []
 
 
 def from_directories(found: list[ProgramPath], entered: list[str]) -> list[ProgramPath]:
@@ -230,6 +300,8 @@ def _command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
                 and _SHELL_STRING.match(before)):
             found.extend(command_paths(word.text, depth - 1))
             continue
+        if not word.command and not gits:
+            found.extend(_option_files(word, before))
         if _names_path(word.text):
             # an argument names a file a program reads, never a directory it works on
             if word.command or not word.text.endswith("/"):
@@ -352,8 +424,10 @@ def _recipes_read(words: list[_Word], start: int, at: int) -> list[ProgramPath]:
         return _recipe_paths(_RECIPE_READERS.get(word.text.rpartition("/")[2], ()))
     if not words[start].command:
         return []
-    lead = (words[start].text.rpartition("/")[2],
-            *(w.text for w in words[start + 1:at] if not w.text.startswith("-")))
+    lead = (words[start].text.rpartition("/")[2],  # options and their folders aside
+            *(w.text for i, w in enumerate(words[start + 1:at], start + 1)
+              if not w.text.startswith("-")
+              and words[i - 1].text not in _FOLDER_OPTIONS.get(w.program, ())))
     found = _recipe_paths(_RECIPE_SUBCOMMANDS.get((lead[0], word.text), ())) \
         if len(lead) == 1 else []
     if lead in _LAUNCHERS:
