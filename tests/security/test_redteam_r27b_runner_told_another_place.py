@@ -90,7 +90,7 @@ def test_the_recipes_a_runner_is_pointed_at_are_protected(tmp_path, make_root, s
     assert plain["ok"] is True, plain
     written = {case: answer for case, answer in answers.items()
                if answer["ok"] or answer["details"]["kind"] != "protected"}
-    assert written == {}
+    assert written == {}, sorted(written)
     assert not [target for n, (_, (_, target)) in cases.items()
                 if (tmp_path / f"w{n}" / target).exists()]
 

@@ -106,7 +106,7 @@ def test_what_a_run_recipe_file_loads_is_protected(tmp_path, make_root):
     assert plain["ok"] is True, plain
     written = {key: answer for key, answer in answers.items()
                if answer["ok"] or answer["details"]["kind"] != "protected"}
-    assert written == {}
+    assert written == {}, sorted(written)
     for n, (_, (_, files, targets)) in cases.items():
         for name in targets:
             path = tmp_path / f"w{n}" / name
