@@ -21,12 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 import re
+import tomllib
 from typing import Any, NamedTuple
 
 from .pythonstart import imported_modules
 from .yamlish import load as load_yaml
 
 __all__ = ["ENVIRONMENT_MANAGERS", "Entry", "entries", "ProgramPath", "program_paths",
+           "TASK_CONFIG_KINDS", "recipe_loads",
            "command_paths", "PROGRAM_KEYS", "entered_directories", "from_directories",
            "JUSTFILES", "TASKFILES", "RECIPE_FILES", "recipe_commands"]
 
@@ -340,8 +342,19 @@ _RECIPE_READERS: dict[str, tuple[str, ...]] = {
     "cargo-make": ("Makefile.toml",),
     "poe": ("pyproject.toml", "poe_tasks.toml", "poe_tasks.yaml", "poe_tasks.json"),
 }
+# mise runs a task of [tasks] in its configs, or a file task from its
+# folders (`mise run x`, `mise r x`, `mise x`: any mise command is taken)
+MISE_TASK_CONFIGS = ("mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml",
+                     "mise/config.toml", ".mise/config.toml", ".config/mise.toml",
+                     ".config/mise/config.toml")
+_RECIPE_READERS["mise"] = (*MISE_TASK_CONFIGS, "mise-tasks/", ".mise-tasks/", "mise/tasks/",
+                           ".mise/tasks/", ".config/mise/tasks/")
+#: the configs read as a runner's tasks whatever their own name, by kind
+TASK_CONFIG_KINDS: dict[str, str] = {**dict.fromkeys(MISE_TASK_CONFIGS, "mise.toml"),
+                                     "deno.json": "deno.json", "deno.jsonc": "deno.json"}
 # a program's subcommand that is a task runner of its own
 _RECIPE_SUBCOMMANDS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("deno", "task"): ("deno.json", "deno.jsonc", "package.json"),
     ("cargo", "make"): ("Makefile.toml",),
     ("pdm", "run"): ("pyproject.toml", "pdm.toml"),
     ("hatch", "run"): ("pyproject.toml", "hatch.toml"),
@@ -407,8 +420,8 @@ def _loaded_code(word: _Word, before: str) -> list[ProgramPath]:
 
 
 def _recipe_paths(names: tuple[str, ...]) -> list[ProgramPath]:
-    return [ProgramPath(name.rstrip("/"), not name.endswith("/"), name.endswith(".py"))
-            for name in names]
+    return [ProgramPath(name.rstrip("/"), not name.endswith("/"), name.endswith(".py"),
+                        TASK_CONFIG_KINDS.get(name, "")) for name in names]
 
 
 _MOST_LAUNCH_WORDS = 8
@@ -454,7 +467,25 @@ def recipe_commands(name: str, text: str) -> list[str] | None:
         return lines
     if name in TASKFILES:
         return list(_task_lines(load_yaml(text)))
+    if name == "mise.toml":
+        return _mise_tasks(text)
     return None
+
+
+def _mise_tasks(text: str) -> list[str]:
+    """The shell lines of a mise config's ``[tasks]``: a task's line (or
+    list of them), its table's ``run`` (a line or a list), its ``file``
+    (a script, run as a line naming it)."""
+    try:
+        tasks = tomllib.loads(text).get("tasks")
+    except (ValueError, RecursionError):
+        return []
+    lines: list[str] = []
+    for task in tasks.values() if isinstance(tasks, dict) else ():
+        run = task.get("run", task.get("file")) if isinstance(task, dict) else task
+        lines += [line for line in (run if isinstance(run, list) else [run])
+                  if isinstance(line, str)]
+    return lines
 
 
 _BACKTICK = re.compile(r"`([^`\n]+)`")

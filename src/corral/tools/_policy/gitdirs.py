@@ -73,12 +73,12 @@ from .._refusals.catalogue import Code, Kind, Refusal
 from .hookmanagers import LEFTHOOK_CONFIGS, PRE_COMMIT_CONFIGS
 from .hookmanagers import read as read_hook_manager
 from .hostconfig import (COMPOSE, DEV_CONTAINER_CONFIGS, HOST_CONFIGS, MOST_MATCHED,
-                         compose_loads, config_tops)
+                         compose_loads, config_tops, deno_tasks)
 from .hostconfig import commands as host_commands
 from .hostconfig import matches as host_config_matches
 from .gitconfig import (JUSTFILES, NODE_SUFFIXES, RECIPE_FILES, TASKFILES, ProgramPath,
                         command_paths, entered_directories, entries, from_directories, interpreter,
-                        program_paths, recipe_commands, recipe_loads)
+                        program_paths, recipe_commands, recipe_loads, TASK_CONFIG_KINDS)
 from .pythonstart import imported_modules
 from .rules import fold
 from .yamlish import Unread
@@ -651,7 +651,7 @@ class _Found:
         shell = shell or name.endswith(_SHELL_SUFFIXES)
         if (not shell and name not in MAKEFILE_NAMES and not name.endswith(".mk")
                 and name != "package.json" and name not in JUSTFILES and name not in TASKFILES
-                and name != COMPOSE):
+                and name != COMPOSE and name not in _TASK_CONFIGS):
             return
         self.opened_configs[path] = True
         text = self.text(path)
@@ -679,7 +679,9 @@ class _Found:
             return
         if name == "package.json":
             commands = _package_scripts(text)
-        elif name in JUSTFILES or name in TASKFILES:
+        elif name == "deno.json":
+            commands = deno_tasks(text)
+        elif name in JUSTFILES or name in TASKFILES or name == "mise.toml":
             try:
                 commands = recipe_commands(name, text) or []
                 loads = recipe_loads(name, text)
@@ -829,6 +831,7 @@ _NODE_NAMED = (*NODE_SUFFIXES, ".json", ".node")
 _NODE_RELATIVE = re.compile(r"""['"`](\.{1,2}/[^'"`\s$]*)['"`]""")
 MAKEFILE_NAMES = ("Makefile", "makefile", "GNUmakefile")
 _SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh")
+_TASK_CONFIGS = frozenset(TASK_CONFIG_KINDS.values())  # (the kinds build_config reads)
 _MAKE_INCLUDE = re.compile(r"^\s*-?s?include\s+(.+)$")
 # `SHELL := ./tools/sh` (any assignment): the program every recipe line is handed to
 _MAKE_SHELL = re.compile(r"^\s*(?:override\s+|export\s+)?SHELL\s*[:?+!]*=\s*(\S+)")

@@ -46,7 +46,8 @@ from .hookmanagers import LEFTHOOK_CONFIGS, PRE_COMMIT_CONFIGS
 from .yamlish import load as load_yaml
 
 __all__ = ["COMPOSE", "DEV_CONTAINER_CONFIGS", "HOST_CONFIGS", "HOST_CONFIG_TOPS",
-           "MISE_CONFIGS", "MOST_MATCHED", "commands", "compose_loads", "config_tops", "matches"]
+           "MISE_CONFIGS", "MOST_MATCHED", "commands", "compose_loads", "config_tops", "deno_tasks",
+           "matches"]
 
 #: mise's configurations (TOML), read by ``mise activate`` at each prompt:
 #: each place with its ``.local`` and ``MISE_ENV`` variants
@@ -267,6 +268,15 @@ def compose_loads(text: str) -> list[ProgramPath]:
         if context is not None and "://" not in context and not context.startswith("git@"):
             found.append(ProgramPath(posixpath.join(context, dockerfiles[0]), True))
     return found
+
+
+def deno_tasks(text: str) -> list[str]:
+    """The shell lines of ``deno.json``'s (JSONC's) ``tasks``: a line, or
+    a table's ``command``."""
+    tasks = _get(_jsonc(text), "tasks")
+    found = [_get(task, "command") if isinstance(task, dict) else task
+             for task in (tasks.values() if isinstance(tasks, dict) else ())]
+    return [line for line in found if isinstance(line, str)]
 
 
 def _strings_of(value: Any) -> list[str]:
