@@ -685,7 +685,14 @@ class _Word(NamedTuple):
 
 # words after which the next still names a program
 _KEEP_COMMAND = {"{", "}", "!", "if", "then", "else", "elif", "do", "while", "until", "time",
-                 "exec", "command", "env", "nohup"}
+                 "exec", "command", "env", "nohup", "nice", "timeout", "stdbuf", "ionice",
+                 "setsid"}
+# programs that run the rest of their line: their options, and the numbers
+# and durations they take (`nice -n 5`, `timeout 60`, `ionice -c 3`), are
+# passed over to the program they run (`env -i PATH=x make`)
+_WRAPPERS = _KEEP_COMMAND - {"{", "}", "!", "if", "then", "else", "elif", "do", "while",
+                             "until"}
+_WRAPPER_ARGUMENT = re.compile(r"-.*|[0-9]+(?:\.[0-9]+)?[smhd]?", re.DOTALL)
 
 
 def _words(command: str) -> list[_Word]:
@@ -698,20 +705,25 @@ def _words(command: str) -> list[_Word]:
     started = False      # a word is under way (an empty "" counts)
     expansion = False    # the word began with an expansion
     command_next = True
+    wrapped = False  # a wrapper's options and values may come before the program
     program = ""
     i, size = 0, len(command)
 
     def end() -> None:
-        nonlocal started, expansion, command_next, program
+        nonlocal started, expansion, command_next, program, wrapped
         if started:
             text = "".join(word)
             if expansion:
                 text = text.lstrip("/")
             words.append(_Word(text, command_next, "" if command_next else program))
             assignment = "=" in text and "/" not in text.partition("=")[0]
-            if command_next and not assignment and text not in _KEEP_COMMAND:
-                program = text.rpartition("/")[2]
-                command_next = False
+            name = text.rpartition("/")[2]  # (/usr/bin/env: env)
+            if command_next and name in _WRAPPERS:
+                wrapped = True
+            elif (command_next and not assignment and name not in _KEEP_COMMAND
+                  and not (wrapped and _WRAPPER_ARGUMENT.fullmatch(text))):
+                program = name
+                command_next = wrapped = False
         word.clear()
         started = expansion = False
 
@@ -721,7 +733,7 @@ def _words(command: str) -> list[_Word]:
             end()
         elif char in _OPERATORS:
             end()
-            command_next, program = True, ""
+            command_next, program, wrapped = True, "", False
         elif char in _REDIRECTS:
             end()
         elif char == "\\" and i + 1 < size:
