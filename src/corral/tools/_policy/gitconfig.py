@@ -331,6 +331,8 @@ _TASK_RUNNERS: dict[str, tuple[str, ...]] = {"just": JUSTFILES, "task": TASKFILE
 # task of (a name ending in "/" a directory whole, a ".py" a module Python
 # imports with its directory first on sys.path); tox reads the first of its
 # four configs there is, and installs the project (pyproject.toml's backend)
+_GRADLE_FILES = ("build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts",
+                 "gradle.properties", "gradle/", "buildSrc/")
 _INVOKE_FILES = ("tasks.py", "tasks/", "invoke.yaml", "invoke.yml", "invoke.json", "invoke.py")
 _RECIPE_READERS: dict[str, tuple[str, ...]] = {
     "tox": ("tox.ini", "tox.toml", "setup.cfg", "pyproject.toml"),
@@ -341,6 +343,11 @@ _RECIPE_READERS: dict[str, tuple[str, ...]] = {
     "makers": ("Makefile.toml",),
     "cargo-make": ("Makefile.toml",),
     "poe": ("pyproject.toml", "poe_tasks.toml", "poe_tasks.yaml", "poe_tasks.json"),
+    # the JVM's build tools: their build scripts are code, their wrappers run
+    # the jar and the distribution their properties name, gradle.properties
+    # and .mvn/jvm.config the JVM's options (a -javaagent)
+    "gradle": _GRADLE_FILES, "gradlew": _GRADLE_FILES,
+    "mvn": ("pom.xml", ".mvn/"), "mvnw": ("pom.xml", ".mvn/"),
 }
 # mise runs a task of [tasks] in its configs, or a file task from its
 # folders (`mise run x`, `mise r x`, `mise x`: any mise command is taken)
