@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -124,3 +125,16 @@ def test_nothing_running_the_runner_leaves_them_writable(tmp_path, make_root):
                                                "content": "x\n"}) for name in targets]
     for answer in answers:
         assert answer["ok"] is True, answer
+
+
+def test_a_long_include_line_is_read_in_linear_time(tmp_path, make_root):
+    # an order-of-magnitude hang detector: 20,000 unclosed `$(wildcard ` on
+    # one include line took 28 s of CPU read with a pattern that scanned to
+    # the line's end from each one; linear, it is milliseconds
+    _hook(tmp_path, "make check")
+    (tmp_path / "Makefile").write_text("-include " + "$(wildcard " * 20_000 + "\n")
+    started = time.process_time()
+    with Toolbox(make_root(str(tmp_path))) as toolbox:
+        answer = toolbox.call("write_file", {"path": "Makefile", "content": "x\n"})
+    assert time.process_time() - started < 5
+    assert answer["ok"] is False and answer["details"]["kind"] == "protected", answer

@@ -836,7 +836,7 @@ _MAKE_INCLUDE = re.compile(r"^\s*-?s?include\s+(.+)$")
 # `SHELL := ./tools/sh` (any assignment): the program every recipe line is handed to
 _MAKE_SHELL = re.compile(r"^\s*(?:override\s+|export\s+)?SHELL\s*[:?+!]*=\s*(\S+)")
 _GLOB_CHARS = re.compile(r"[*?\[]")
-_MAKE_WILDCARD = re.compile(r"\$[({]wildcard\s+([^)}]*)[)}]")
+_MAKE_WILDCARD = re.compile(r"\$[({]wildcard\s+([^$)}]*)[)}]")  # ([^$]: linear)
 
 
 def _make_included(words: str) -> list[str]:
