@@ -60,6 +60,9 @@ MISE_CONFIGS: tuple[str, ...] = (
     ".config/mise/config.*.toml", ".config/mise/mise.toml", ".config/mise/mise.*.toml",
     ".config/mise/conf.d/*.toml", ".rtx.toml", ".rtx.*.toml",
 )
+# a home's shell startup files: what they source and run, what they put on PATH
+_SHELL_STARTUP_FILES = (".bashrc", ".bash_profile", ".bash_login", ".bash_aliases", ".profile",
+                        ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".kshrc", ".mkshrc")
 #: The configurations read, relative to the project directory holding them.
 HOST_CONFIGS: tuple[str, ...] = (
     ".claude/settings.json", ".claude/settings.local.json", ".mcp.json",
@@ -95,7 +98,8 @@ HOST_CONFIGS: tuple[str, ...] = (
     ".cargo/config", "pnpm-workspace.yaml", "global.json",
     # version files: an interpreter named by its path (mise's `path:`, uv's)
     ".tool-versions", ".python-version",
-)
+) + _SHELL_STARTUP_FILES
+_SHELL_STARTUP = frozenset(_SHELL_STARTUP_FILES)
 _SETUP_SCRIPTS = frozenset({".kilo/setup-script", ".kilo/setup-script.*",
                             ".kilocode/setup-script", ".kilocode/setup-script.*",
                             ".openhands/setup.sh", ".openhands/pre-commit.sh"})
@@ -164,6 +168,8 @@ def commands(name: str, text: str, folder: str = "") -> tuple[list[str], list[st
     :class:`~.yamlish.Unread` (what it runs is not known)."""
     if name == ".envrc":
         return (*_envrc(text), [])
+    if name in _SHELL_STARTUP:
+        return (*_shell_startup(text), [])
     if name in _SETUP_SCRIPTS:  # a shell script: its lines, as a git hook's are read
         return _spelled(line for line in text.splitlines()
                         if not line.lstrip().startswith("#")), [], []
@@ -510,6 +516,41 @@ def _envrc(text: str) -> tuple[list[str], list[str]]:
         elif verb == "use" and rest:
             places += _USES.get(rest[0], []) if len(rest) == 1 or rest[1] == "." else rest[1:2]
     return lines, places
+
+
+def _shell_startup(text: str) -> tuple[list[str], list[str]]:
+    """A home's shell startup file (``.bashrc``, ``.zshrc``, ``.profile``...):
+    each line a command the shell runs as it starts (what it sources, read
+    in turn: ``[ -f ~/.fzf.bash ] && source ~/.fzf.bash``), named from the
+    folder holding it, which ``~`` and ``$HOME`` are; a variable it sets
+    plainly (``export ZSH="$HOME/.oh-my-zsh"``) put in the lines after it;
+    the folders inside it that a ``PATH`` assignment names: places, whole
+    (a program there runs in place of the user's)."""
+    variables: dict[str, str] = {}
+    lines: list[str] = []
+    places: list[str] = []
+    for raw in text.splitlines():
+        if raw.lstrip().startswith("#"):
+            continue
+        line = _HOME_WORD.sub(".", raw)
+        if "$" in line and variables:
+            line = _VARIABLE.sub(lambda found: variables.get(found.group(1), found.group()), line)
+        assigned = _ASSIGNMENT.match(line)
+        if assigned is not None:
+            name, value = assigned.group(1), assigned.group(2).strip("\"'")
+            if name == "PATH":
+                places += [part for part in value.split(":") if part.startswith("./")]
+            else:
+                variables[name] = value
+        lines.append(line)
+    return lines, places
+
+
+# `~` or `$HOME` starting a path, at a word's start (a quote, `=`, `:` before it)
+_HOME_WORD = re.compile(r"""(?:(?<=^)|(?<=[\s=:"'(]))(?:~|\$HOME\b|\$\{HOME\})(?=/)""",
+                        re.MULTILINE)
+_VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+_ASSIGNMENT = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(\S*)")
 
 
 def _mise(text: str) -> tuple[list[str], list[str]]:
