@@ -19,9 +19,11 @@ from corral.tools import Toolbox
 BASHRC = ('[ -f ~/.fzf.bash ] && source ~/.fzf.bash\n'
           '. "$HOME/.asdf/asdf.sh"\n'
           'export PATH="$HOME/.npm-global/bin:${HOME}/go/bin:$PATH"\n')
-ZSHRC = 'export ZSH="$HOME/.oh-my-zsh"\nsource $ZSH/oh-my-zsh.sh\n[[ -f ~/.p10k.zsh ]] && source ~/.p10k.zsh\n'
+ZSHRC = ('export ZSH="$HOME/.oh-my-zsh"\nsource $ZSH/oh-my-zsh.sh\n'
+         '[[ -f ~/.p10k.zsh ]] && source ~/.p10k.zsh\n'
+         'TOOLS=~/tools\n. $TOOLS/init.sh\nsource "${TOOLS}/more.sh"\n')
 NAMED = [".fzf.bash", ".asdf/asdf.sh", ".npm-global/bin/tsc", "go/bin/gopls",
-         ".oh-my-zsh/oh-my-zsh.sh", ".p10k.zsh"]
+         ".oh-my-zsh/oh-my-zsh.sh", ".p10k.zsh", "tools/init.sh", "tools/more.sh"]
 
 
 def test_what_a_homes_startup_files_source_is_protected(tmp_path, make_root):
