@@ -534,7 +534,8 @@ def _shell_startup(text: str) -> tuple[list[str], list[str]]:
             continue
         line = _HOME_WORD.sub(".", raw)
         if "$" in line and variables:
-            line = _VARIABLE.sub(lambda found: variables.get(found.group(1), found.group()), line)
+            line = _SHELL_VARIABLE.sub(
+                lambda found: variables.get(found.group(1), found.group()), line)
         assigned = _ASSIGNMENT.match(line)
         if assigned is not None:
             name, value = assigned.group(1), assigned.group(2).strip("\"'")
@@ -549,7 +550,7 @@ def _shell_startup(text: str) -> tuple[list[str], list[str]]:
 # `~` or `$HOME` starting a path, at a word's start (a quote, `=`, `:` before it)
 _HOME_WORD = re.compile(r"""(?:(?<=^)|(?<=[\s=:"'(]))(?:~|\$HOME\b|\$\{HOME\})(?=/)""",
                         re.MULTILINE)
-_VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+_SHELL_VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 _ASSIGNMENT = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(\S*)")
 
 
