@@ -21,12 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 import re
+import tomllib
 from typing import Any, NamedTuple
 
 from .pythonstart import imported_modules
 from .yamlish import load as load_yaml
 
 __all__ = ["ENVIRONMENT_MANAGERS", "Entry", "entries", "ProgramPath", "program_paths",
+           "TASK_CONFIG_KINDS", "recipe_loads",
            "command_paths", "PROGRAM_KEYS", "entered_directories", "from_directories",
            "JUSTFILES", "TASKFILES", "RECIPE_FILES", "recipe_commands"]
 
@@ -104,6 +106,10 @@ class ProgramPath(NamedTuple):
     # a Python program (a script, a module run by -m or imported by -c): its
     # directory is first on sys.path, so what it imports from there runs too
     python: bool = False
+    # a file a recipe file loads as recipes of its own (a justfile's import,
+    # a Taskfile's includes, a makefile's include): the name of its kind,
+    # whatever its own name (``ci.just`` is read as a ``justfile``)
+    recipes: str = ""
 
 
 def program_paths(section: str, key: str, value: str | None) -> list[ProgramPath]:
@@ -137,18 +143,88 @@ def program_paths(section: str, key: str, value: str | None) -> list[ProgramPath
 
 
 _DIRECTORY_CHANGES = {"cd", "pushd"}
+_MAKE_FOLDER = frozenset({"-C", "--directory"})
+# a program's options naming the folder it works in, reading its recipes and
+# configs from there (``npm --prefix web``, ``uv run --directory api poe``);
+# tox's -c takes a folder as well as a file (its configs there are read)
+_FOLDER_OPTIONS: dict[str, frozenset[str]] = {
+    "make": _MAKE_FOLDER, "gmake": _MAKE_FOLDER, "bmake": _MAKE_FOLDER, "rake": _MAKE_FOLDER,
+    "task": frozenset({"-d", "--dir"}), "tox": frozenset({"-c", "--conf"}),
+    "invoke": frozenset({"-r", "--search-root"}), "inv": frozenset({"-r", "--search-root"}),
+    "npm": frozenset({"--prefix", "-w", "--workspace"}), "pnpm": frozenset({"-C", "--dir"}),
+    "yarn": frozenset({"--cwd"}), "bun": frozenset({"--cwd"}),
+    "poe": frozenset({"-C", "--directory", "--root"}),
+    "uv": frozenset({"--directory", "--project"}),
+    "hatch": frozenset({"-p", "--project"}), "pdm": frozenset({"-p", "--project"}),
+    "cargo": frozenset({"--cwd"}), "makers": frozenset({"--cwd"}),
+}
+# a runner's options naming the recipe file it reads, and the kind it is read
+# as (a word after the option is a bare argument already: the glued and
+# ``=`` spellings are read here); invoke's collection is a module's name
+_FILE_OPTIONS: dict[str, tuple[frozenset[str], str]] = {
+    "make": (frozenset({"-f", "--file", "--makefile"}), "Makefile"),
+    "just": (frozenset({"-f", "--justfile"}), "justfile"),
+    "task": (frozenset({"-t", "--taskfile"}), "Taskfile.yml"),
+    "nox": (frozenset({"-f", "--noxfile"}), ""), "tox": (frozenset({"-c", "--conf"}), ""),
+    "rake": (frozenset({"-f", "--rakefile"}), ""),
+    "cargo": (frozenset({"--makefile"}), ""), "makers": (frozenset({"--makefile"}), ""),
+}
+_FILE_OPTIONS["gmake"] = _FILE_OPTIONS["bmake"] = _FILE_OPTIONS["make"]
+_COLLECTION_OPTIONS = frozenset({"-c", "--collection"})
+
+
+def _option_value(options: frozenset[str], before: str, text: str) -> str | None:
+    """The value the word ``text`` (``before`` the word ahead of it) gives
+    one of ``options``: the word after the option, ``--name=value``, or a
+    short option's glued ``-Xvalue``."""
+    if before in options and text and not text.startswith("-"):
+        return text
+    name, equals, value = text.partition("=")
+    if equals and name.startswith("--") and name in options:
+        return value
+    if len(text) > 2 and text[0] == "-" and text[1] != "-" and text[:2] in options:
+        return text[2:].removeprefix("=")
+    return None
+
+
+def _relative_folder(text: str) -> bool:
+    return (bool(text) and text[0] not in "-/~$" and text not in (".", "..")
+            and not text.startswith("../"))
 
 
 def entered_directories(command: str) -> list[str]:
-    """The directories ``command`` enters (``cd tools``, ``pushd web``),
-    relative ones only: what it runs afterwards is named from there."""
+    """The directories ``command`` enters (``cd tools``, ``pushd web``), or
+    a program of it is told to work in (``make -C web``, ``npm --prefix
+    web``, ``uv run --directory api``: :data:`_FOLDER_OPTIONS`), relative
+    ones only: what it runs afterwards is named from there."""
     entered: list[str] = []
-    for word in _words(command):
-        if (not word.command and word.program in _DIRECTORY_CHANGES and word.text
-                and word.text[0] not in "-/~$" and word.text not in (".", "..")
-                and not word.text.startswith("../")):
-            entered.append(word.text.rstrip("/"))
+    words = _words(command)
+    for at, word in enumerate(words):
+        if word.command:
+            continue
+        if word.program in _DIRECTORY_CHANGES:
+            folder: str | None = word.text
+        else:
+            options = _FOLDER_OPTIONS.get(word.program)
+            folder = _option_value(options, words[at - 1].text, word.text) if options else None
+        if folder is not None and _relative_folder(folder):
+            entered.append(folder.rstrip("/"))
     return list(dict.fromkeys(entered))
+
+
+def _option_files(word: _Word, before: str) -> list[ProgramPath]:
+    """The recipe file a runner's option of ``word`` names (``make
+    --file=ci.mk``, ``-fci.mk``), read as its kind; invoke's ``-c name``:
+    the module ``name.py`` or package ``name/`` it imports."""
+    named = _FILE_OPTIONS.get(word.program)
+    value = _option_value(named[0], before, word.text) if named else None
+    if named and value:
+        return [ProgramPath(value, True, recipes=named[1])]
+    if word.program in ("invoke", "inv"):
+        module = _option_value(_COLLECTION_OPTIONS, before, word.text)
+        if module and module.isidentifier():
+            return [ProgramPath(f"{module}.py", True, True), ProgramPath(module, False)]
+    return []
 
 
 def from_directories(found: list[ProgramPath], entered: list[str]) -> list[ProgramPath]:
@@ -226,6 +302,8 @@ def _command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
                 and _SHELL_STRING.match(before)):
             found.extend(command_paths(word.text, depth - 1))
             continue
+        if not word.command and not gits:
+            found.extend(_option_files(word, before))
         if _names_path(word.text):
             # an argument names a file a program reads, never a directory it works on
             if word.command or not word.text.endswith("/"):
@@ -253,6 +331,8 @@ _TASK_RUNNERS: dict[str, tuple[str, ...]] = {"just": JUSTFILES, "task": TASKFILE
 # task of (a name ending in "/" a directory whole, a ".py" a module Python
 # imports with its directory first on sys.path); tox reads the first of its
 # four configs there is, and installs the project (pyproject.toml's backend)
+_GRADLE_FILES = ("build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts",
+                 "gradle.properties", "gradle/", "buildSrc/")
 _INVOKE_FILES = ("tasks.py", "tasks/", "invoke.yaml", "invoke.yml", "invoke.json", "invoke.py")
 _RECIPE_READERS: dict[str, tuple[str, ...]] = {
     "tox": ("tox.ini", "tox.toml", "setup.cfg", "pyproject.toml"),
@@ -263,9 +343,25 @@ _RECIPE_READERS: dict[str, tuple[str, ...]] = {
     "makers": ("Makefile.toml",),
     "cargo-make": ("Makefile.toml",),
     "poe": ("pyproject.toml", "poe_tasks.toml", "poe_tasks.yaml", "poe_tasks.json"),
+    # the JVM's build tools: their build scripts are code, their wrappers run
+    # the jar and the distribution their properties name, gradle.properties
+    # and .mvn/jvm.config the JVM's options (a -javaagent)
+    "gradle": _GRADLE_FILES, "gradlew": _GRADLE_FILES,
+    "mvn": ("pom.xml", ".mvn/"), "mvnw": ("pom.xml", ".mvn/"),
 }
+# mise runs a task of [tasks] in its configs, or a file task from its
+# folders (`mise run x`, `mise r x`, `mise x`: any mise command is taken)
+MISE_TASK_CONFIGS = ("mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml",
+                     "mise/config.toml", ".mise/config.toml", ".config/mise.toml",
+                     ".config/mise/config.toml")
+_RECIPE_READERS["mise"] = (*MISE_TASK_CONFIGS, "mise-tasks/", ".mise-tasks/", "mise/tasks/",
+                           ".mise/tasks/", ".config/mise/tasks/")
+#: the configs read as a runner's tasks whatever their own name, by kind
+TASK_CONFIG_KINDS: dict[str, str] = {**dict.fromkeys(MISE_TASK_CONFIGS, "mise.toml"),
+                                     "deno.json": "deno.json", "deno.jsonc": "deno.json"}
 # a program's subcommand that is a task runner of its own
 _RECIPE_SUBCOMMANDS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("deno", "task"): ("deno.json", "deno.jsonc", "package.json"),
     ("cargo", "make"): ("Makefile.toml",),
     ("pdm", "run"): ("pyproject.toml", "pdm.toml"),
     ("hatch", "run"): ("pyproject.toml", "hatch.toml"),
@@ -331,8 +427,8 @@ def _loaded_code(word: _Word, before: str) -> list[ProgramPath]:
 
 
 def _recipe_paths(names: tuple[str, ...]) -> list[ProgramPath]:
-    return [ProgramPath(name.rstrip("/"), not name.endswith("/"), name.endswith(".py"))
-            for name in names]
+    return [ProgramPath(name.rstrip("/"), not name.endswith("/"), name.endswith(".py"),
+                        TASK_CONFIG_KINDS.get(name, "")) for name in names]
 
 
 _MOST_LAUNCH_WORDS = 8
@@ -348,8 +444,10 @@ def _recipes_read(words: list[_Word], start: int, at: int) -> list[ProgramPath]:
         return _recipe_paths(_RECIPE_READERS.get(word.text.rpartition("/")[2], ()))
     if not words[start].command:
         return []
-    lead = (words[start].text.rpartition("/")[2],
-            *(w.text for w in words[start + 1:at] if not w.text.startswith("-")))
+    lead = (words[start].text.rpartition("/")[2],  # options and their folders aside
+            *(w.text for i, w in enumerate(words[start + 1:at], start + 1)
+              if not w.text.startswith("-")
+              and words[i - 1].text not in _FOLDER_OPTIONS.get(w.program, ())))
     found = _recipe_paths(_RECIPE_SUBCOMMANDS.get((lead[0], word.text), ())) \
         if len(lead) == 1 else []
     if lead in _LAUNCHERS:
@@ -376,10 +474,81 @@ def recipe_commands(name: str, text: str) -> list[str] | None:
         return lines
     if name in TASKFILES:
         return list(_task_lines(load_yaml(text)))
+    if name == "mise.toml":
+        return _mise_tasks(text)
     return None
 
 
+def _mise_tasks(text: str) -> list[str]:
+    """The shell lines of a mise config's ``[tasks]``: a task's line (or
+    list of them), its table's ``run`` (a line or a list), its ``file``
+    (a script, run as a line naming it)."""
+    try:
+        tasks = tomllib.loads(text).get("tasks")
+    except (ValueError, RecursionError):
+        return []
+    lines: list[str] = []
+    for task in tasks.values() if isinstance(tasks, dict) else ():
+        run = task.get("run", task.get("file")) if isinstance(task, dict) else task
+        lines += [line for line in (run if isinstance(run, list) else [run])
+                  if isinstance(line, str)]
+    return lines
+
+
 _BACKTICK = re.compile(r"`([^`\n]+)`")
+# a justfile's lines that load more: `import 'x'`, `mod name`, `mod name 'x'`
+# (`?`: optional), the program recipes run with, the dotenv file it exports
+_JUST_IMPORT = re.compile(r"""^import\??\s+(['"])(.+?)\1""")
+_JUST_MOD = re.compile(r"""^mod\??\s+([A-Za-z_][A-Za-z0-9_-]*)(?:\s+(['"])(.+?)\2)?""")
+_JUST_PROGRAM = re.compile(
+    r"""^set\s+(?:shell|windows-shell|script-interpreter)\s*:=\s*\[\s*(['"])(.+?)\1""")
+_JUST_DOTENV = re.compile(r"""^set\s+dotenv-(?:path|filename)\s*:=\s*(['"])(.+?)\1""")
+# where just looks for a module's recipes: name.just, name/mod.just, name/justfile
+_JUST_MODULE_FILES = ("mod.just", *JUSTFILES)
+
+
+def recipe_loads(name: str, text: str) -> list[ProgramPath]:
+    """What a justfile or a Taskfile (by its file ``name``) loads beyond its
+    own lines, relative to its directory: the recipe files it imports (a
+    justfile's ``import``, ``mod``; a Taskfile's ``includes``, a directory
+    there read as the Taskfile it holds), each marked with the kind it is
+    read as; the program its lines are handed to (``set shell``); the
+    dotenv files whose variables (``PATH``) every recipe runs with.  A
+    Taskfile the bounded YAML reader cannot read raises
+    :class:`~.yamlish.Unread`."""
+    found: list[ProgramPath] = []
+    if name in JUSTFILES:
+        for line in text.splitlines():
+            imported, module = _JUST_IMPORT.match(line), _JUST_MOD.match(line)
+            program, dotenv = _JUST_PROGRAM.match(line), _JUST_DOTENV.match(line)
+            if imported is not None:
+                found.append(ProgramPath(imported.group(2), True, recipes="justfile"))
+            elif module is not None:
+                place = module.group(3)
+                if place is None:
+                    found.append(ProgramPath(f"{module.group(1)}.just", True, recipes="justfile"))
+                    place = module.group(1)
+                found.append(ProgramPath(place, True, recipes="justfile"))
+                found += [ProgramPath(f"{place.rstrip('/')}/{inside}", True, recipes="justfile")
+                          for inside in _JUST_MODULE_FILES]
+            elif program is not None and _names_path(program.group(2)):
+                found.append(ProgramPath(program.group(2), True))
+            elif dotenv is not None:
+                found.append(ProgramPath(dotenv.group(2), True))
+    elif name in TASKFILES:
+        data = load_yaml(text)
+        includes = data.get("includes") if isinstance(data, dict) else None
+        for value in includes.values() if isinstance(includes, dict) else ():
+            place = value.get("taskfile") if isinstance(value, dict) else value
+            if isinstance(place, str) and place and "{{" not in place and "://" not in place:
+                found.append(ProgramPath(place, True, recipes="Taskfile.yml"))
+                found += [ProgramPath(f"{place.rstrip('/')}/{inside}", True,
+                                      recipes="Taskfile.yml") for inside in TASKFILES]
+        dotenv = data.get("dotenv") if isinstance(data, dict) else None
+        found += [ProgramPath(place, True) for place in
+                  (dotenv if isinstance(dotenv, list) else [])
+                  if isinstance(place, str) and place and "{{" not in place]
+    return found
 _TASK_LINE_KEYS = ("cmd", "sh")
 _TASK_LIST_KEYS = ("cmds", "status", "preconditions")
 
@@ -523,7 +692,14 @@ class _Word(NamedTuple):
 
 # words after which the next still names a program
 _KEEP_COMMAND = {"{", "}", "!", "if", "then", "else", "elif", "do", "while", "until", "time",
-                 "exec", "command", "env", "nohup"}
+                 "exec", "command", "env", "nohup", "nice", "timeout", "stdbuf", "ionice",
+                 "setsid"}
+# programs that run the rest of their line: their options, and the numbers
+# and durations they take (`nice -n 5`, `timeout 60`, `ionice -c 3`), are
+# passed over to the program they run (`env -i PATH=x make`)
+_WRAPPERS = _KEEP_COMMAND - {"{", "}", "!", "if", "then", "else", "elif", "do", "while",
+                             "until"}
+_WRAPPER_ARGUMENT = re.compile(r"-.*|[0-9]+(?:\.[0-9]+)?[smhd]?", re.DOTALL)
 
 
 def _words(command: str) -> list[_Word]:
@@ -536,20 +712,25 @@ def _words(command: str) -> list[_Word]:
     started = False      # a word is under way (an empty "" counts)
     expansion = False    # the word began with an expansion
     command_next = True
+    wrapped = False  # a wrapper's options and values may come before the program
     program = ""
     i, size = 0, len(command)
 
     def end() -> None:
-        nonlocal started, expansion, command_next, program
+        nonlocal started, expansion, command_next, program, wrapped
         if started:
             text = "".join(word)
             if expansion:
                 text = text.lstrip("/")
             words.append(_Word(text, command_next, "" if command_next else program))
             assignment = "=" in text and "/" not in text.partition("=")[0]
-            if command_next and not assignment and text not in _KEEP_COMMAND:
-                program = text.rpartition("/")[2]
-                command_next = False
+            name = text.rpartition("/")[2]  # (/usr/bin/env: env)
+            if command_next and name in _WRAPPERS:
+                wrapped = True
+            elif (command_next and not assignment and name not in _KEEP_COMMAND
+                  and not (wrapped and _WRAPPER_ARGUMENT.fullmatch(text))):
+                program = name
+                command_next = wrapped = False
         word.clear()
         started = expansion = False
 
@@ -559,7 +740,7 @@ def _words(command: str) -> list[_Word]:
             end()
         elif char in _OPERATORS:
             end()
-            command_next, program = True, ""
+            command_next, program, wrapped = True, "", False
         elif char in _REDIRECTS:
             end()
         elif char == "\\" and i + 1 < size:

@@ -72,12 +72,13 @@ from ...contained import DirEntry
 from .._refusals.catalogue import Code, Kind, Refusal
 from .hookmanagers import LEFTHOOK_CONFIGS, PRE_COMMIT_CONFIGS
 from .hookmanagers import read as read_hook_manager
-from .hostconfig import HOST_CONFIGS, MOST_MATCHED, config_tops
+from .hostconfig import (COMPOSE, DEV_CONTAINER_CONFIGS, HOST_CONFIGS, MOST_MATCHED,
+                         compose_loads, config_tops, deno_tasks)
 from .hostconfig import commands as host_commands
 from .hostconfig import matches as host_config_matches
 from .gitconfig import (JUSTFILES, NODE_SUFFIXES, RECIPE_FILES, TASKFILES, ProgramPath,
                         command_paths, entered_directories, entries, from_directories, interpreter,
-                        program_paths, recipe_commands)
+                        program_paths, recipe_commands, recipe_loads, TASK_CONFIG_KINDS)
 from .pythonstart import imported_modules
 from .rules import fold
 from .yamlish import Unread
@@ -589,8 +590,11 @@ class _Found:
             inside = _inside(self.look, directory, project)
             if inside is not None:
                 self.add_named(inside)
+        # a dev container's YAML files are its compose files (its Dockerfile is not YAML)
+        composes = name in DEV_CONTAINER_CONFIGS
         for file in dict.fromkeys(files):
-            self.program(ProgramPath(file, True), None, project)
+            kind = COMPOSE if composes and file.endswith((".yml", ".yaml")) else ""
+            self.program(ProgramPath(file, True, recipes=kind), None, project)
         entered = list(dict.fromkeys(directory for line in lines
                                      for directory in entered_directories(line)))
         for line in lines:
@@ -616,13 +620,14 @@ class _Found:
             inside = _inside(self.look, value, base)
             if inside is None:
                 continue
-            runs = "python" if named.python else self.runs_as(inside)
+            runs = "python" if named.python else "" if named.recipes else self.runs_as(inside)
             if runs == "python":
                 self.python_program(inside)
             elif runs == "node":
                 self.node_program(inside)
             elif not self.opened_configs.get(inside):
-                self.build_config(inside, work_tree, git_dir, shell=runs == "shell")
+                self.build_config(inside, work_tree, git_dir, shell=runs == "shell",
+                                  kind=named.recipes)
             if file_only:
                 try:
                     self.look.entries(inside)
@@ -633,16 +638,20 @@ class _Found:
 
 
     def build_config(self, path: str, work_tree: str | None, git_dir: str, *,
-                     shell: bool = False) -> None:
+                     shell: bool = False, kind: str = "") -> None:
         """A makefile or ``package.json`` a protected command runs: the
         commands of its recipes (scripts), named from its directory, and
         the files a makefile includes (``-include local.mk`` is read when
-        someone makes it); a shell script it runs (``shell``, or by its
-        name): its lines, as a hook's."""
-        name = path.rpartition("/")[2]
+        someone makes it; ``include mk/*.mk`` protects ``mk`` whole: a file
+        added there is read), the program its ``SHELL`` names, what a
+        justfile or Taskfile loads (:func:`recipe_loads`), each read as a
+        recipe file of its ``kind`` whatever its name; a shell script it
+        runs (``shell``, or by its name): its lines, as a hook's."""
+        name = kind or path.rpartition("/")[2]
         shell = shell or name.endswith(_SHELL_SUFFIXES)
         if (not shell and name not in MAKEFILE_NAMES and not name.endswith(".mk")
-                and name != "package.json" and name not in JUSTFILES and name not in TASKFILES):
+                and name != "package.json" and name not in JUSTFILES and name not in TASKFILES
+                and name != COMPOSE and name not in _TASK_CONFIGS):
             return
         self.opened_configs[path] = True
         text = self.text(path)
@@ -659,24 +668,51 @@ class _Found:
                 for named in from_directories(command_paths(line), entered):
                     self.program(named, work_tree, git_dir)
             return
+        if name == COMPOSE:
+            try:
+                loads = compose_loads(text)
+            except Unread:
+                self.whole = True  # what it starts is not known
+                return
+            for loaded in loads:
+                self.program(loaded, here, git_dir)
+            return
         if name == "package.json":
             commands = _package_scripts(text)
-        elif name in JUSTFILES or name in TASKFILES:
+        elif name == "deno.json":
+            commands = deno_tasks(text)
+        elif name in JUSTFILES or name in TASKFILES or name == "mise.toml":
             try:
                 commands = recipe_commands(name, text) or []
+                loads = recipe_loads(name, text)
             except Unread:
                 self.whole = True  # what its tasks run is not known
                 return
+            for loaded in loads:
+                self.program(loaded, here, git_dir)
         else:
             for line in text.splitlines():
                 if line.startswith("\t"):
                     commands.append(line.lstrip("\t@-+ "))
                     continue
+                shell_set = _MAKE_SHELL.match(line)
+                if shell_set is not None and "/" in shell_set.group(1) \
+                        and "$" not in shell_set.group(1):
+                    self.program(ProgramPath(shell_set.group(1), True), here, git_dir)
                 included = _MAKE_INCLUDE.match(line)
                 if included is not None:
-                    for word in included.group(1).split():
-                        if "$" not in word:
-                            self.program(ProgramPath(word, True), here, git_dir)
+                    for word in _make_included(included.group(1)):
+                        wildcard = _GLOB_CHARS.search(word)
+                        if wildcard is not None:
+                            # every file the pattern meets, now or later: its fixed folder
+                            folder = word[:wildcard.start()].rpartition("/")[0]
+                            if not folder or "$" in folder:
+                                self.whole = True  # the top's or an unknown folder's files
+                            else:
+                                self.program(ProgramPath(folder, False), here, git_dir)
+                        elif "$" not in word:
+                            self.program(ProgramPath(word, True, recipes="Makefile"),
+                                         here, git_dir)
         for command in commands:
             for named in command_paths(command):
                 self.program(named, here, git_dir)
@@ -795,7 +831,18 @@ _NODE_NAMED = (*NODE_SUFFIXES, ".json", ".node")
 _NODE_RELATIVE = re.compile(r"""['"`](\.{1,2}/[^'"`\s$]*)['"`]""")
 MAKEFILE_NAMES = ("Makefile", "makefile", "GNUmakefile")
 _SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh")
+_TASK_CONFIGS = frozenset(TASK_CONFIG_KINDS.values())  # (the kinds build_config reads)
 _MAKE_INCLUDE = re.compile(r"^\s*-?s?include\s+(.+)$")
+# `SHELL := ./tools/sh` (any assignment): the program every recipe line is handed to
+_MAKE_SHELL = re.compile(r"^\s*(?:override\s+|export\s+)?SHELL\s*[:?+!]*=\s*(\S+)")
+_GLOB_CHARS = re.compile(r"[*?\[]")
+_MAKE_WILDCARD = re.compile(r"\$[({]wildcard\s+([^$)}]*)[)}]")  # ([^$]: linear)
+
+
+def _make_included(words: str) -> list[str]:
+    """The names of a makefile's ``include`` line: its words, a
+    ``$(wildcard ...)``'s patterns read as the patterns they are."""
+    return _MAKE_WILDCARD.sub(lambda found: found.group(1), words).split()
 
 
 def _package_scripts(text: str) -> list[str]:

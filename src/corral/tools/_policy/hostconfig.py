@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import html
 import json
+import posixpath
 import re
 import shlex
 import tomllib
@@ -40,12 +41,13 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ...hosts import file_uri_path
-from .gitconfig import ENVIRONMENT_MANAGERS
+from .gitconfig import ENVIRONMENT_MANAGERS, ProgramPath
 from .hookmanagers import LEFTHOOK_CONFIGS, PRE_COMMIT_CONFIGS
 from .yamlish import load as load_yaml
 
-__all__ = ["HOST_CONFIGS", "HOST_CONFIG_TOPS", "MISE_CONFIGS", "MOST_MATCHED", "commands",
-           "config_tops", "matches"]
+__all__ = ["COMPOSE", "DEV_CONTAINER_CONFIGS", "HOST_CONFIGS", "HOST_CONFIG_TOPS",
+           "MISE_CONFIGS", "MOST_MATCHED", "commands", "compose_loads", "config_tops", "deno_tasks",
+           "matches"]
 
 #: mise's configurations (TOML), read by ``mise activate`` at each prompt:
 #: each place with its ``.local`` and ``MISE_ENV`` variants
@@ -58,6 +60,9 @@ MISE_CONFIGS: tuple[str, ...] = (
     ".config/mise/config.*.toml", ".config/mise/mise.toml", ".config/mise/mise.*.toml",
     ".config/mise/conf.d/*.toml", ".rtx.toml", ".rtx.*.toml",
 )
+# a home's shell startup files: what they source and run, what they put on PATH
+_SHELL_STARTUP_FILES = (".bashrc", ".bash_profile", ".bash_login", ".bash_aliases", ".profile",
+                        ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".kshrc", ".mkshrc")
 #: The configurations read, relative to the project directory holding them.
 HOST_CONFIGS: tuple[str, ...] = (
     ".claude/settings.json", ".claude/settings.local.json", ".mcp.json",
@@ -91,7 +96,10 @@ HOST_CONFIGS: tuple[str, ...] = (
     # the user's own tool configs: the programs they run at a common command
     ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".bunfig.toml", ".cargo/config.toml",
     ".cargo/config", "pnpm-workspace.yaml", "global.json",
-)
+    # version files: an interpreter named by its path (mise's `path:`, uv's)
+    ".tool-versions", ".python-version",
+) + _SHELL_STARTUP_FILES
+_SHELL_STARTUP = frozenset(_SHELL_STARTUP_FILES)
 _SETUP_SCRIPTS = frozenset({".kilo/setup-script", ".kilo/setup-script.*",
                             ".kilocode/setup-script", ".kilocode/setup-script.*",
                             ".openhands/setup.sh", ".openhands/pre-commit.sh"})
@@ -160,6 +168,8 @@ def commands(name: str, text: str, folder: str = "") -> tuple[list[str], list[st
     :class:`~.yamlish.Unread` (what it runs is not known)."""
     if name == ".envrc":
         return (*_envrc(text), [])
+    if name in _SHELL_STARTUP:
+        return (*_shell_startup(text), [])
     if name in _SETUP_SCRIPTS:  # a shell script: its lines, as a git hook's are read
         return _spelled(line for line in text.splitlines()
                         if not line.lstrip().startswith("#")), [], []
@@ -182,6 +192,12 @@ def commands(name: str, text: str, folder: str = "") -> tuple[list[str], list[st
         return _spelled(_replit(text)), [], []
     if name == "global.json":
         return [], _dotnet_sdk_paths(_jsonc(text)), []
+    if name == ".tool-versions":
+        return [], [place for line in text.splitlines()
+                    for place in _tool_paths(line.partition("#")[0].split()[1:])], []
+    if name == ".python-version":
+        return [], [place for line in text.splitlines()
+                    for place in _interpreter_places(line.partition("#")[0].strip())], []
     if name in _TOOL_CONFIGS:
         run, loaded = _TOOL_CONFIGS[name](text)
         return _spelled(run), [], loaded[:_MOST_TASKS]
@@ -197,7 +213,7 @@ def commands(name: str, text: str, folder: str = "") -> tuple[list[str], list[st
     elif name == "*.code-workspace":
         found, places, files = _vscode_settings(_get(data, "settings"))
         found += _folder_open_tasks(_get(data, "tasks"))
-    elif name in _DEV_CONTAINER_CONFIGS:
+    elif name in DEV_CONTAINER_CONFIGS:
         found = [line for key in _LIFECYCLE for line in _lifecycle(_get(data, key))]
         files = [path if path.startswith("/") or not folder else f"{folder}/{path}"
                  for path in _container_files(data)]
@@ -224,8 +240,56 @@ def commands(name: str, text: str, folder: str = "") -> tuple[list[str], list[st
     return _spelled(found), [_project_spelled(place) for place in places], files
 
 
-_DEV_CONTAINER_CONFIGS = (".devcontainer/devcontainer.json", ".devcontainer.json",
-                          ".devcontainer/*/devcontainer.json")
+DEV_CONTAINER_CONFIGS = (".devcontainer/devcontainer.json", ".devcontainer.json",
+                         ".devcontainer/*/devcontainer.json")
+#: the kind a Compose file a dev container config names is read as
+#: (:attr:`ProgramPath.recipes`), whatever its name
+COMPOSE = "compose.yaml"
+
+
+def compose_loads(text: str) -> list[ProgramPath]:
+    """What a Compose file a dev container starts loads beyond itself,
+    relative to its folder: the compose files its ``include`` names (a
+    path, a ``path:`` key, a string or a list: read as compose files in
+    turn), a service's ``extends`` file, and the Dockerfile a service's
+    ``build`` builds from (``build: ./ci`` is ``ci/Dockerfile``); a path
+    through a variable or a remote context is not followed.  A file the
+    bounded YAML reader cannot read raises :class:`~.yamlish.Unread`."""
+    data = load_yaml(text)
+    found: list[ProgramPath] = []
+    includes = _get(data, "include")
+    for item in includes if isinstance(includes, list) else ():
+        paths = _get(item, "path") if isinstance(item, dict) else item
+        found += [ProgramPath(path, True, recipes=COMPOSE) for path in _strings_of(paths)]
+    services = _get(data, "services")
+    for service in services.values() if isinstance(services, dict) else ():
+        found += [ProgramPath(path, True, recipes=COMPOSE)
+                  for path in _strings_of(_get(_get(service, "extends"), "file"))]
+        build = _get(service, "build")
+        if build is None:
+            continue
+        contexts = _strings_of(build if isinstance(build, str) else _get(build, "context"))
+        context = contexts[0] if contexts else "." if isinstance(build, dict) else None
+        dockerfiles = _strings_of(_get(build, "dockerfile")) or ["Dockerfile"]
+        if context is not None and "://" not in context and not context.startswith("git@"):
+            found.append(ProgramPath(posixpath.join(context, dockerfiles[0]), True))
+    return found
+
+
+def deno_tasks(text: str) -> list[str]:
+    """The shell lines of ``deno.json``'s (JSONC's) ``tasks``: a line, or
+    a table's ``command``."""
+    tasks = _get(_jsonc(text), "tasks")
+    found = [_get(task, "command") if isinstance(task, dict) else task
+             for task in (tasks.values() if isinstance(tasks, dict) else ())]
+    return [line for line in found if isinstance(line, str)]
+
+
+def _strings_of(value: Any) -> list[str]:
+    """A Compose value's paths: a string or a list of strings, none spelled
+    with a variable (``${X}``: where it leads is not known here)."""
+    return [item for item in (value if isinstance(value, list) else [value])
+            if isinstance(item, str) and item.strip() and "$" not in item]
 
 
 def _container_files(data: Any) -> Iterator[str]:
@@ -454,6 +518,42 @@ def _envrc(text: str) -> tuple[list[str], list[str]]:
     return lines, places
 
 
+def _shell_startup(text: str) -> tuple[list[str], list[str]]:
+    """A home's shell startup file (``.bashrc``, ``.zshrc``, ``.profile``...):
+    each line a command the shell runs as it starts (what it sources, read
+    in turn: ``[ -f ~/.fzf.bash ] && source ~/.fzf.bash``), named from the
+    folder holding it, which ``~`` and ``$HOME`` are; a variable it sets
+    plainly (``export ZSH="$HOME/.oh-my-zsh"``) put in the lines after it;
+    the folders inside it that a ``PATH`` assignment names: places, whole
+    (a program there runs in place of the user's)."""
+    variables: dict[str, str] = {}
+    lines: list[str] = []
+    places: list[str] = []
+    for raw in text.splitlines():
+        if raw.lstrip().startswith("#"):
+            continue
+        line = _HOME_WORD.sub(".", raw)
+        if "$" in line and variables:
+            line = _SHELL_VARIABLE.sub(
+                lambda found: variables.get(found.group(1), found.group()), line)
+        assigned = _ASSIGNMENT.match(line)
+        if assigned is not None:
+            name, value = assigned.group(1), assigned.group(2).strip("\"'")
+            if name == "PATH":
+                places += [part for part in value.split(":") if part.startswith("./")]
+            else:
+                variables[name] = value
+        lines.append(line)
+    return lines, places
+
+
+# `~` or `$HOME` starting a path, at a word's start (a quote, `=`, `:` before it)
+_HOME_WORD = re.compile(r"""(?:(?<=^)|(?<=[\s=:"'(]))(?:~|\$HOME\b|\$\{HOME\})(?=/)""",
+                        re.MULTILINE)
+_SHELL_VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+_ASSIGNMENT = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(\S*)")
+
+
 def _mise(text: str) -> tuple[list[str], list[str]]:
     """mise's config, read by ``mise activate`` at each prompt: its
     ``[hooks]`` (``enter``, ``cd``, ``leave``...: a shell line, a list of
@@ -468,7 +568,31 @@ def _mise(text: str) -> tuple[list[str], list[str]]:
     special = _get(_get(data, "env"), "_")
     lines += [f". {shlex.quote(path)}" for path in _mise_paths(_get(special, "source"))]
     places = [*_mise_paths(_get(special, "path")), *_mise_paths(_get(special, "file"))]
+    tools = _get(data, "tools")
+    for value in tools.values() if isinstance(tools, dict) else ():
+        for item in value if isinstance(value, list) else [value]:
+            places += _tool_paths([_get(item, "version") if isinstance(item, dict) else item])
     return lines, places
+
+
+def _tool_paths(versions: list[Any]) -> list[str]:
+    """The installations a tool's versions name by path (mise's
+    ``path:./tools/py``, in ``.tool-versions`` or ``[tools]``): mise puts
+    their ``bin/`` first on ``PATH``, so a program there runs for the tool."""
+    return [version[5:] for version in versions
+            if isinstance(version, str) and version.startswith("path:") and version[5:]]
+
+
+def _interpreter_places(line: str) -> list[str]:
+    """The interpreter a ``.python-version`` line names by its path (uv
+    takes a path there as the interpreter its venvs and ``uv run`` run),
+    with the installation holding it (``x/bin/python3``: ``x``, whose
+    ``lib/`` it loads its standard library from); a version names none."""
+    if "/" not in line:
+        return []
+    above, _, _ = line.rstrip("/").rpartition("/")
+    folder, _, last = above.rpartition("/")
+    return [line, folder] if last == "bin" and folder else [line]
 
 
 def _mise_lines(value: Any, depth: int = 0) -> Iterator[str]:
