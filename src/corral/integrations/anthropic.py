@@ -75,7 +75,8 @@ def anthropic_tool_results(toolbox: Toolbox, content: Iterable[Any], *,
         if name == EDITOR_NAME:
             done = run_text_editor(toolbox, _field(block, "input"))
             text = done.text
-            if max_characters is not None and len(text) > max_characters:
+            # the cap is on what a view shows; a refusal is shown whole (its next step last)
+            if max_characters is not None and not done.is_error and len(text) > max_characters:
                 text = text[:max_characters] + "\n[cut at max_characters]"
             results.append({"type": "tool_result", "tool_use_id": _field(block, "id"),
                             "content": text, "is_error": done.is_error})

@@ -48,7 +48,7 @@ def langchain_tools(toolbox: Toolbox) -> list[StructuredTool]:
     """
     lc_tools = require("langchain_core.tools", "langchain-core",
                        "corral.integrations.langchain_tools")
-    tool_class = _guarded(lc_tools.StructuredTool)
+    tool_class = _guarded(lc_tools.StructuredTool, toolbox)
     tools: list[StructuredTool] = []
     for spec in specs_of(toolbox):
         item = definition(spec, "anthropic")
@@ -59,29 +59,48 @@ def langchain_tools(toolbox: Toolbox) -> list[StructuredTool]:
     return tools
 
 
-def _guarded(base: Any) -> Any:
-    """``StructuredTool`` that refuses a tool call whose arguments are
-    nested deeper than JSON text could carry them before LangChain itself
-    handles them (it prints its input, which fails past Python's recursion
-    limit): the model gets the refusal as an error ``ToolMessage``."""
+# names LangChain's StructuredTool takes from a call's arguments for itself
+# (``self`` collides with its method's, the others it drops or replaces)
+_LANGCHAINS_OWN = frozenset({"self", "config", "run_manager"})
 
-    def refusal(tool: Any, call: Any) -> Any:
-        if not (isinstance(call, dict) and call.get("type") == "tool_call"
-                and nested_deeper(call.get("args"), MAX_DEPTH)):
-            return None
+
+def _guarded(base: Any, toolbox: Toolbox) -> Any:
+    """``StructuredTool`` that answers, before LangChain handles them, a
+    tool call whose arguments LangChain would choke on (nested deeper than
+    JSON text could carry them: it prints its input, which fails past
+    Python's recursion limit; not an object) or read as its own (a name in
+    :data:`_LANGCHAINS_OWN`): the model gets the refusal as an error
+    ``ToolMessage``, corral's own for the arguments as sent."""
+
+    def unusable(call: Any) -> bool:
+        if not (isinstance(call, dict) and call.get("type") == "tool_call"):
+            return False
+        args = call.get("args")
+        return not isinstance(args, dict) or not _LANGCHAINS_OWN.isdisjoint(args)
+
+    def message(tool: Any, call: Any, envelope: dict[str, Any]) -> Any:
         from langchain_core.messages import ToolMessage
 
-        return ToolMessage(content=render(tool.name, too_deep(tool.name)), name=tool.name,
-                           tool_call_id=call.get("id"), status="error")
+        return ToolMessage(content=render(tool.name, envelope), name=tool.name,
+                           tool_call_id=call.get("id"),
+                           status="success" if envelope.get("ok") is True else "error")
+
+    def too_deeply(call: Any) -> bool:
+        return (isinstance(call, dict) and call.get("type") == "tool_call"
+                and nested_deeper(call.get("args"), MAX_DEPTH))
 
     def invoke(self: Any, input: Any, config: Any = None, **kwargs: Any) -> Any:
-        refused = refusal(self, input)
-        return refused if refused is not None else base.invoke(self, input, config, **kwargs)
+        if too_deeply(input):
+            return message(self, input, too_deep(self.name))
+        if unusable(input):  # the toolbox refuses them, naming what the model sent
+            return message(self, input, toolbox.call(self.name, input.get("args")))
+        return base.invoke(self, input, config, **kwargs)
 
     async def ainvoke(self: Any, input: Any, config: Any = None, **kwargs: Any) -> Any:
-        refused = refusal(self, input)
-        if refused is not None:
-            return refused
+        if too_deeply(input):
+            return message(self, input, too_deep(self.name))
+        if unusable(input):
+            return message(self, input, await acall(toolbox, self.name, input.get("args")))
         return await base.ainvoke(self, input, config, **kwargs)
 
     return type("CorralStructuredTool", (base,), {"invoke": invoke, "ainvoke": ainvoke})

@@ -16,8 +16,27 @@ if TYPE_CHECKING:
 __all__ = ["pydantic_ai_toolset"]
 
 
+class _NotAnObject:
+    """Arguments the model wrote that are not a JSON object (``[1]``,
+    ``null``), carried to the tool as they are: pydantic-ai calls the tool
+    with ``**arguments``, which only an object can be."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+_WHOLE = "arguments"  # the one key carrying a _NotAnObject (never the model's own value)
+
+
+def _as_keywords(value: Any) -> Any:
+    return value if isinstance(value, dict) else {_WHOLE: _NotAnObject(value)}
+
+
 def _runner(toolbox: Toolbox, name: str) -> Callable[..., Awaitable[dict[str, Any]]]:
     async def run(**arguments: Any) -> dict[str, Any]:
+        whole = arguments.get(_WHOLE)
+        if len(arguments) == 1 and isinstance(whole, _NotAnObject):
+            return await acall(toolbox, name, whole.value)  # refused as the model sent it
         return await acall(toolbox, name, arguments)
     run.__name__ = name
     return run
@@ -36,11 +55,18 @@ def pydantic_ai_toolset(toolbox: Toolbox) -> FunctionToolset[Any]:
     module = "corral.integrations.pydantic_ai_toolset"
     tools_module = require("pydantic_ai.tools", "pydantic-ai-slim", module)
     toolsets = require("pydantic_ai.toolsets", "pydantic-ai-slim", module)
+    core = require("pydantic_core", "pydantic-ai-slim", module)
+    # from_schema passes what the model wrote on as it is (its validator takes
+    # anything); this one also carries a value that is not an object to the tool
+    keywords = core.SchemaValidator(
+        core.core_schema.no_info_plain_validator_function(_as_keywords))
     tools = []
     for spec in specs_of(toolbox):
         item = definition(spec, "anthropic")  # name, description and the plain schema
-        tools.append(tools_module.Tool.from_schema(
+        tool = tools_module.Tool.from_schema(
             _runner(toolbox, spec.name), name=item["name"], description=item["description"],
-            json_schema=item["input_schema"]))
+            json_schema=item["input_schema"])
+        tool.function_schema.validator = keywords
+        tools.append(tool)
     toolset: FunctionToolset[Any] = toolsets.FunctionToolset(tools)
     return toolset

@@ -325,6 +325,11 @@ class ToolContext:
             path = file_uri_path(text)
             if path is None:
                 raise outside_root("/", field, Kind.ABSOLUTE)  # another host, or C:/...
+            if "\x00" in path:  # %00: what the argument check refuses in plain text
+                raise Refusal(Code.INVALID_ARGUMENT,
+                              f"argument '{field}' contains a NUL byte (%00 in its file:// URI)",
+                              f"Remove the NUL character (%00) from '{field}'.",
+                              details={"field": field, "problem": "nul"}, kind=Kind.ARGUMENT)
             text = path
             forgiven.append("a file:// URI is read as its path")
         if "\\" in text and not self._names_entry(text):

@@ -385,7 +385,7 @@ class Workspace:
         tools' own spelling rules (``ctx.rel``): ``//`` and ``/./`` collapse,
         a ``file://`` URI is its path, ``\\`` separates names unless the
         '/' reading names a root."""
-        if not isinstance(value, str) or value == "":
+        if not isinstance(value, str) or value == "" or "\x00" in value:
             return (next(iter(self._roots)), value)  # the Toolbox says what is wrong
         text = _uri_path(value)
         if text is None:
