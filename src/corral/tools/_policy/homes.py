@@ -162,12 +162,20 @@ def lies_in_protected_place(real_root: str, protect: Sequence[str]) -> bool:
 
 def _under_home_path_dir(real_root: str) -> bool:
     root = fold(real_root.rstrip("/"))
-    for home in _homes():
-        for name in HOME_RUN_PLACES:
-            place = fold(f"{home}/{name}")
-            if root == place or root.startswith(place + "/"):
-                return True
+    for home, places in _folded_run_places(_homes()):
+        if not root.startswith(home + "/"):
+            continue
+        if any(root == place or root.startswith(place + "/") for place in places):
+            return True
     return False
+
+
+@lru_cache(maxsize=2)
+def _folded_run_places(homes: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each home folded, with its :data:`HOME_RUN_PLACES` folded: worked
+    out once for the homes known (every root opened asks)."""
+    return tuple((fold(home), tuple(fold(f"{home}/{name}") for name in HOME_RUN_PLACES))
+                 for home in homes)
 
 
 @lru_cache(maxsize=4)
