@@ -10,9 +10,14 @@ where a home is:
   in place of the user's own (``bin/ls``).  A project's ``bin/`` is its own
   business; a home's is protected (:func:`home_path_dirs`), where the home
   is the root or lies inside it;
+* the other folders of a home whose contents an ordinary command runs
+  (:data:`HOME_RUN_PLACES`): version managers' shims and the toolchains
+  they installed, shell frameworks' scripts, what a desktop session runs
+  at login; protected there as ``bin/`` is;
 * a root opened inside a place the default rules protect as a whole
-  (``corral serve ~/.ssh``, ``~/.config/git``, a home's ``bin/``): every
-  path in it is that place's (:func:`lies_in_protected_place`).
+  (``corral serve ~/.ssh``, ``~/.config/git``, a home's ``bin/`` or
+  ``.rbenv/``): every path in it is that place's
+  (:func:`lies_in_protected_place`).
 
 A home is ``$HOME`` or a home directory of the user database, compared by
 real path.  Read once, when a root is opened.
@@ -26,13 +31,56 @@ from functools import lru_cache
 
 from .rules import Op, Policy, fold
 
-__all__ = ["HOME_PATH_DIRS", "home_path_dirs", "homes_around", "homes_within",
-           "lies_in_protected_place",
+__all__ = ["HOME_PATH_DIRS", "HOME_RUN_PLACES", "home_path_dirs", "homes_around",
+           "homes_within", "lies_in_protected_place",
            "protects_host_configs"]
 
 # where the profile most systems ship (Debian's, Ubuntu's, Fedora's) looks
 # for programs of the user's own, put first on PATH
 HOME_PATH_DIRS = ("bin", ".local/bin")
+
+# A home's other folders whose contents an ordinary command runs, protected
+# whole where the home is the root or lies in it (what the default rules
+# already protect by name anywhere, .cargo, .nvm, .pyenv, .bun, .deno,
+# .config/i3..., is left to them).  Only where a home is: go/, miniconda3/
+# or .config/qtile/ may be a project's own folder elsewhere.
+HOME_RUN_PLACES = HOME_PATH_DIRS + (
+    # version managers: their shims come first on PATH (`ruby`, `node`,
+    # `python` run the shim), and the toolchains they installed are what
+    # the shims run; their own scripts are sourced by the shell
+    ".rbenv", ".nodenv", ".goenv", ".jenv", ".plenv",
+    ".volta",                       # bin/ on PATH, tools/image/ the toolchains
+    ".sdkman",                      # bin/sdkman-init.sh sourced, candidates/ on PATH
+    ".asdf",                        # shims/, installs/, plugins/ (their bin/ scripts run)
+    ".local/share/mise",            # mise: shims/, installs/, plugins/
+    ".local/share/uv",              # uv: python/ (its interpreters), tools/ (uv tool install)
+    ".rustup",                      # toolchains/ (cargo's and rustc's), settings.toml
+    ".dotnet",                      # tools/ on PATH (dotnet tool install -g), the SDK
+    "go/bin",                       # go install: on PATH
+    "go/pkg/mod",                   # go: the module cache every build compiles unchecked
+    ".local/share/pnpm",            # PNPM_HOME: on PATH, global packages' bins
+    ".ghcup",                       # bin/ on PATH (ghc, cabal)
+    ".juliaup",                     # bin/ on PATH (julia)
+    ".pixi",                        # bin/ on PATH, envs/
+    "miniconda3", "anaconda3", "miniforge3",  # conda init runs bin/conda at every shell
+    # shell frameworks the .zshrc or .bashrc sources: every script in them
+    # (oh-my-zsh sources each custom/*.zsh and the plugins named)
+    ".oh-my-zsh", ".oh-my-bash", ".bash_it", ".zprezto", ".zim", ".zinit",
+    ".local/share/zinit", ".antigen", ".zplug",
+    # what a desktop session or its window manager runs at login (or reload)
+    ".config/autostart-scripts",    # KDE Plasma 5: scripts run at login
+    ".config/plasma-workspace/env",  # KDE Plasma: sourced as the session starts
+    ".config/plasma-workspace/shutdown",
+    ".config/qtile",                # qtile: config.py is Python, autostart.sh a hook's
+    ".xmonad", ".config/xmonad",    # xmonad: xmonad.hs compiled and run
+    ".config/sxhkd",                # sxhkd: the commands keys run
+    ".config/herbstluftwm",         # autostart scripts
+    ".config/labwc", ".config/river", ".config/niri", ".config/leftwm",
+    ".config/wayfire.ini",          # [autostart]
+    ".config/xfce4/xinitrc",        # run by startxfce4 in place of the system's
+    ".config/lxsession",            # LXDE/LXQt: autostart's lines
+    ".fluxbox", ".icewm", ".dwm",   # startup scripts (dwm's autostart patch)
+)
 
 
 _known: dict[tuple[str | None, int], tuple[str, ...]] = {}
@@ -90,18 +138,18 @@ def homes_around(real_root: str) -> tuple[tuple[str, str], ...]:
 
 def home_path_dirs(real_root: str) -> tuple[str, ...]:
     """The ``bin/`` and ``.local/bin/`` of each home that is the root (at
-    the real host path ``real_root``) or lies inside it, relative to the
-    root."""
+    the real host path ``real_root``) or lies inside it, and its other
+    :data:`HOME_RUN_PLACES`, relative to the root."""
     return tuple(name if home == "." else f"{home}/{name}"
-                 for home in homes_within(real_root) for name in HOME_PATH_DIRS)
+                 for home in homes_within(real_root) for name in HOME_RUN_PLACES)
 
 
 def lies_in_protected_place(real_root: str, protect: Sequence[str]) -> bool:
     """Whether the root at the real host path ``real_root`` is, or lies
     inside, a directory the patterns ``protect`` (the default host rules,
-    read from ``/``) name as a whole, or a home's ``bin/`` or
-    ``.local/bin/``: everything in it is then protected, as it would be
-    from a root above it."""
+    read from ``/``) name as a whole, or one of a home's
+    :data:`HOME_RUN_PLACES` (``bin/``, ``.rbenv/``): everything in it is
+    then protected, as it would be from a root above it."""
     parts = [part for part in real_root.split("/") if part]
     if not parts:
         return False
@@ -114,12 +162,20 @@ def lies_in_protected_place(real_root: str, protect: Sequence[str]) -> bool:
 
 def _under_home_path_dir(real_root: str) -> bool:
     root = fold(real_root.rstrip("/"))
-    for home in _homes():
-        for name in HOME_PATH_DIRS:
-            place = fold(f"{home}/{name}")
-            if root == place or root.startswith(place + "/"):
-                return True
+    for home, places in _folded_run_places(_homes()):
+        if not root.startswith(home + "/"):
+            continue
+        if any(root == place or root.startswith(place + "/") for place in places):
+            return True
     return False
+
+
+@lru_cache(maxsize=2)
+def _folded_run_places(homes: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each home folded, with its :data:`HOME_RUN_PLACES` folded: worked
+    out once for the homes known (every root opened asks)."""
+    return tuple((fold(home), tuple(fold(f"{home}/{name}") for name in HOME_RUN_PLACES))
+                 for home in homes)
 
 
 @lru_cache(maxsize=4)
