@@ -1,4 +1,4 @@
-"""Row 94 for a dotfiles checkout: the desktop sessions' and shell
+"""Row 95: row 94 for a dotfiles checkout. The desktop sessions' and shell
 frameworks' configs a home keeps are protected by name wherever they lie,
 as ``.config/i3`` already was.  A dotfiles repository (``~/dotfiles``,
 linked into the home by stow or chezmoi) is not a home, so the home's

@@ -42,8 +42,8 @@ HOME_PATH_DIRS = ("bin", ".local/bin")
 # A home's other folders whose contents an ordinary command runs, protected
 # whole where the home is the root or lies in it (what the default rules
 # already protect by name anywhere, .cargo, .nvm, .pyenv, .bun, .deno,
-# .config/i3..., is left to them).  Only where a home is: go/, miniconda3/
-# or .config/qtile/ may be a project's own folder elsewhere.
+# .config/i3, .config/qtile, .oh-my-zsh..., is left to them).  Only where a
+# home is: go/, miniconda3/ or .zim/ may be a project's own folder elsewhere.
 HOME_RUN_PLACES = HOME_PATH_DIRS + (
     # version managers: their shims come first on PATH (`ruby`, `node`,
     # `python` run the shim), and the toolchains they installed are what
@@ -63,23 +63,10 @@ HOME_RUN_PLACES = HOME_PATH_DIRS + (
     ".juliaup",                     # bin/ on PATH (julia)
     ".pixi",                        # bin/ on PATH, envs/
     "miniconda3", "anaconda3", "miniforge3",  # conda init runs bin/conda at every shell
-    # shell frameworks the .zshrc or .bashrc sources: every script in them
-    # (oh-my-zsh sources each custom/*.zsh and the plugins named)
-    ".oh-my-zsh", ".oh-my-bash", ".bash_it", ".zprezto", ".zim", ".zinit",
-    ".local/share/zinit", ".antigen", ".zplug",
-    # what a desktop session or its window manager runs at login (or reload)
-    ".config/autostart-scripts",    # KDE Plasma 5: scripts run at login
-    ".config/plasma-workspace/env",  # KDE Plasma: sourced as the session starts
-    ".config/plasma-workspace/shutdown",
-    ".config/qtile",                # qtile: config.py is Python, autostart.sh a hook's
-    ".xmonad", ".config/xmonad",    # xmonad: xmonad.hs compiled and run
-    ".config/sxhkd",                # sxhkd: the commands keys run
-    ".config/herbstluftwm",         # autostart scripts
-    ".config/labwc", ".config/river", ".config/niri", ".config/leftwm",
-    ".config/wayfire.ini",          # [autostart]
-    ".config/xfce4/xinitrc",        # run by startxfce4 in place of the system's
-    ".config/lxsession",            # LXDE/LXQt: autostart's lines
-    ".fluxbox", ".icewm", ".dwm",   # startup scripts (dwm's autostart patch)
+    # shell frameworks the .zshrc or .bashrc sources whose names a project
+    # may use for its own (oh-my-zsh's and its kin's are protected anywhere)
+    ".zim", ".local/share/zinit", ".antigen", ".zplug",
+    ".dwm",                         # dwm's autostart patch: its startup scripts
 )
 
 

@@ -401,6 +401,30 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.config/bspwm",
     "**/.config/awesome",
     "**/.config/openbox",
+    "**/.config/qtile",               # config.py, autostart.sh: Python and shell at login
+    "**/.xmonad",                     # xmonad.hs, compiled and run at login
+    "**/.config/xmonad",
+    "**/.config/sxhkd",               # every key binding is a shell command
+    "**/.config/herbstluftwm",        # autostart is a script
+    "**/.config/labwc",
+    "**/.config/river",               # init is a script
+    "**/.config/niri",
+    "**/.config/leftwm",
+    "**/.config/wayfire.ini",
+    "**/.config/xfce4/xinitrc",
+    "**/.config/lxsession",
+    "**/.fluxbox",
+    "**/.icewm",
+    # KDE runs these folders' scripts at login, at session start and at logout
+    "**/.config/autostart-scripts",
+    "**/.config/plasma-workspace/env",
+    "**/.config/plasma-workspace/shutdown",
+    # shell frameworks: the next shell sources their scripts (custom/*.zsh by glob)
+    "**/.oh-my-zsh",
+    "**/.oh-my-bash",
+    "**/.bash_it",
+    "**/.zprezto",
+    "**/.zinit",
     # xdg-open: mimeapps.list picks a desktop entry, whose Exec= it runs
     "**/.config/mimeapps.list",
     "**/.config/*-mimeapps.list",
