@@ -74,7 +74,8 @@ def test_a_hidden_character_in_a_name_is_shown_escaped_in_quotes(tmp_path, make_
         assert _escaped(name) in text, (name, ascii(text))
     lines = text.split("\n")
     for name in ORDINARY:  # as it is, never quoted
-        assert any(line == name or line.startswith(name + " ") for line in lines), (name, text)
+        assert any(line == name or line.startswith((name + " ", name + ":"))
+                   for line in lines), (name, text)
         assert f'"{name}"' not in text and "\\u" not in name
 
 
