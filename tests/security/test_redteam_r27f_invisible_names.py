@@ -123,3 +123,17 @@ def test_corral_call_prints_a_hidden_character_as_an_escape(tmp_path, tool, args
         assert json.dumps(name, ensure_ascii=False) in said, name
     for name in ORDINARY:  # and an ordinary name printed as it is
         assert json.dumps(name, ensure_ascii=False) in out, name
+
+
+def test_every_format_character_is_shown_escaped():
+    """Each of Unicode's format characters (Cf) this Python knows, alone
+    in a name, is shown escaped in quotes: none reaches the text raw."""
+    import unicodedata
+
+    from corral.hosts import shown_name
+
+    raw = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"]
+    assert len(raw) > 150, len(raw)
+    shown = [shown_name(f"x{char}y") for char in raw]
+    assert [name for name in shown if not (name.startswith('"x\\u') and name.isascii())] == [], \
+        ascii(shown)
