@@ -137,3 +137,15 @@ def test_every_format_character_is_shown_escaped():
     shown = [shown_name(f"x{char}y") for char in raw]
     assert [name for name in shown if not (name.startswith('"x\\u') and name.isascii())] == [], \
         ascii(shown)
+
+
+def test_corral_call_prints_controls_json_leaves_raw_as_escapes(tmp_path):
+    """DEL, a C1 control (U+009B starts a terminal's control sequence) and a
+    line separator, which JSON writes as they are: printed as escapes."""
+    names = ["a\x7fb.txt", "c\x9b2Jd.txt", "e\u2028f.txt"]
+    for name in names:
+        (tmp_path / name).write_text("x")
+    status, out = _call(tmp_path, "list_directory", {"path": "."})
+    assert status == 0, out
+    assert not {"\x7f", "\x9b", "\u2028"} & set(out), ascii(out)
+    assert sorted(entry["name"] for entry in json.loads(out)["entries"]) == names
