@@ -166,7 +166,9 @@ def _cmd_call(args: argparse.Namespace) -> int:
     # a control, a line separator or an invisible character (a bidirectional
     # control: b\u202egnp.exe reads as bexe.png) JSON writes as it is, as its
     # JSON escape: the same values for a program, none read amiss at a terminal
-    _write(one_line(envelope_json(envelope)))
+    # (ASCII JSON, most answers, holds none of them but DEL: a search in C)
+    text = envelope_json(envelope)
+    _write(text if text.isascii() and "\x7f" not in text else one_line(text))
     return EXIT_OK if envelope.get("ok") is True else EXIT_REFUSED
 
 
