@@ -12,6 +12,8 @@ Arabic and Hebrew letters) is shown as it is.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -20,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from corral.cli import main
 from corral.hosts import render
 from corral.tools import Toolbox
 
@@ -145,7 +148,10 @@ def test_corral_call_prints_controls_json_leaves_raw_as_escapes(tmp_path):
     names = ["a\x7fb.txt", "c\x9b2Jd.txt", "e\u2028f.txt"]
     for name in names:
         (tmp_path / name).write_text("x")
-    status, out = _call(tmp_path, "list_directory", {"path": "."})
+    out = io.StringIO()  # in this process: the subprocesses above show the terminal's bytes
+    with contextlib.redirect_stdout(out):
+        status = main(["call", str(tmp_path), "list_directory", json.dumps({"path": "."})])
+    out = out.getvalue()
     assert status == 0, out
     assert not {"\x7f", "\x9b", "\u2028"} & set(out), ascii(out)
     assert sorted(entry["name"] for entry in json.loads(out)["entries"]) == names
