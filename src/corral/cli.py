@@ -29,7 +29,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn, TypedDict
 
-from .hosts import FORMATS, HostFormat, envelope_json, envelope_text, root_names
+from .hosts import FORMATS, HostFormat, envelope_json, envelope_text, one_line, root_names
 
 if TYPE_CHECKING:
     from .contained import Root
@@ -163,7 +163,12 @@ def _cmd_call(args: argparse.Namespace) -> int:
     arguments = _json_arguments(args.json)
     with _toolbox(args, one_shot=True) as toolbox:
         envelope = toolbox.call(args.tool, arguments)
-    _write(envelope_json(envelope))
+    # a control, a line separator or an invisible character (a bidirectional
+    # control: b\u202egnp.exe reads as bexe.png) JSON writes as it is, as its
+    # JSON escape: the same values for a program, none read amiss at a terminal
+    # (ASCII JSON, most answers, holds none of them but DEL: a search in C)
+    text = envelope_json(envelope)
+    _write(text if text.isascii() and "\x7f" not in text else one_line(text))
     return EXIT_OK if envelope.get("ok") is True else EXIT_REFUSED
 
 

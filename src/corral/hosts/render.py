@@ -80,13 +80,25 @@ def render(tool: str, envelope: _Envelope) -> str:
 
 # -- pieces ------------------------------------------------------------------------
 
-_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# what a name is never shown with as it is: control characters, line
+# separators, and the format characters (Unicode's Cf, all of them, as of
+# Unicode 15.1) a reader cannot see: bidirectional controls (``b\u202egnp.exe``
+# reads as ``bexe.png``: Trojan Source, CVE-2021-42574), zero-width
+# characters (``a\u200bb.txt`` looks like ``ab.txt``), the byte order mark,
+# the soft hyphen, tag characters.  None is printable (str.isprintable), so
+# a printable text, most names, is never searched.
+_BREAKS = re.compile(
+    "[\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f]")
 
 
 def shown_name(value: Any) -> str:
     """A name or path as one line a model cannot misread: as it is, or,
-    when it holds a control character or a line separator (a name
-    ``a\\nb`` would read as two entries), begins with a space, ``[`` or
+    when it holds a control character, a line separator (a name ``a\\nb``
+    would read as two entries) or an invisible format character (a
+    bidirectional control, ``b\\u202egnp.exe``), begins with a space, ``[`` or
     ``"`` (an indent, a note, a quoted name) or reads as a line the answer
     says in words (:func:`_reads_as_said`), in double quotes with those
     characters escaped (``\\n``, ``\\u001b``) and its quotes and
@@ -153,8 +165,14 @@ def one_line(value: Any) -> str:
 
 
 def _escaped(found: re.Match[str]) -> str:
+    """A character :data:`_BREAKS` finds, as a JSON string escapes it (a
+    tag character as its surrogate pair, ``\\udb40\\udc41``)."""
     char = found.group()
-    return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char, f"\\u{ord(char):04x}")
+    code = ord(char)
+    if code > 0xFFFF:
+        high, low = divmod(code - 0x10000, 0x400)
+        return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
+    return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char, f"\\u{code:04x}")
 
 
 def _plural(n: int, word: str, many: str | None = None) -> str:
