@@ -213,16 +213,21 @@ def _gaps(a: Sequence[Hashable], b: Sequence[Hashable], where: Range, anchor_is:
     the gaps between them still to align."""
     alo, ahi, blo, bhi = where
     gaps: list[Range] = []
+    add_block = found.append
     pi, pj = alo, blo
-    for i, j in zip([*anchor_is, ahi], [*anchor_js, bhi]):
+    for i, j in zip(anchor_is, anchor_js):
         if i - pi == 1 and j - pj == 1:  # one line each side: no need to look closer
             if a[pi] == b[pj]:
-                found.append((pi, pj, 1))
+                add_block((pi, pj, 1))
         elif i > pi and j > pj:  # a gap with lines on both sides
             gaps.append((pi, i, pj, j))
-        if i < ahi:
-            found.append((i, j, 1))
+        add_block((i, j, 1))
         pi, pj = i + 1, j + 1
+    if ahi - pi == 1 and bhi - pj == 1:  # the gap after the last anchor, as those before
+        if a[pi] == b[pj]:
+            add_block((pi, pj, 1))
+    elif ahi > pi and bhi > pj:
+        gaps.append((pi, ahi, pj, bhi))
     return gaps
 
 
