@@ -53,16 +53,19 @@ def _changes_before(before: Lines, after: Lines, blocks: list[list[int]], budget
     return out
 
 
-def _hunks_before(changes: list[Run], context: int) -> list[list[Run]]:
-    hunks: list[list[Run]] = []
-    hunk: list[Run] = []
+def _hunks_before(changes: list[Run], context: int) -> list[list[int]]:
+    """The changes grouped into hunks, each hunk's runs written one after
+    another (``i1, i2, j1, j2`` of its first, then of the next...), as the
+    one pass gives them."""
+    hunks: list[list[int]] = []
+    hunk: list[int] = []
     apart = 2 * context
     end = -apart - 1
     for change in changes:
         if change[0] - end <= apart:
-            hunk.append(change)
+            hunk.extend(change)
         else:
-            hunk = [change]
+            hunk = list(change)
             hunks.append(hunk)
         end = change[1]
     return hunks
@@ -148,7 +151,7 @@ def test_the_general_diff_is_the_same_text_as_before(seed: int,
     now = diffs()
 
     def passes_before(before: Lines, after: Lines, blocks: list[list[int]], budget: Budget,
-                      split: bool, context: int) -> list[list[Run]]:
+                      split: bool, context: int) -> list[list[int]]:
         return _hunks_before(_changes_before(before, after, blocks, budget, split), context)
 
     monkeypatch.setattr(diff_module, "_hunks", passes_before)

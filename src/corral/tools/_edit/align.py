@@ -213,16 +213,21 @@ def _gaps(a: Sequence[Hashable], b: Sequence[Hashable], where: Range, anchor_is:
     the gaps between them still to align."""
     alo, ahi, blo, bhi = where
     gaps: list[Range] = []
+    add_block = found.append
     pi, pj = alo, blo
-    for i, j in zip([*anchor_is, ahi], [*anchor_js, bhi]):
+    for i, j in zip(anchor_is, anchor_js):
         if i - pi == 1 and j - pj == 1:  # one line each side: no need to look closer
             if a[pi] == b[pj]:
-                found.append((pi, pj, 1))
+                add_block((pi, pj, 1))
         elif i > pi and j > pj:  # a gap with lines on both sides
             gaps.append((pi, i, pj, j))
-        if i < ahi:
-            found.append((i, j, 1))
+        add_block((i, j, 1))
         pi, pj = i + 1, j + 1
+    if ahi - pi == 1 and bhi - pj == 1:  # the gap after the last anchor, as those before
+        if a[pi] == b[pj]:
+            add_block((pi, pj, 1))
+    elif ahi > pi and bhi > pj:
+        gaps.append((pi, ahi, pj, bhi))
     return gaps
 
 
@@ -270,19 +275,25 @@ def _anchors(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, b
     # ends[k] the index in iis/jjs of that run's last pair (-1 below every j:
     # a run of none); back[index] is the pair before pair index in its run
     tops, ends = [-1], [-1]
-    back: list[int] = []
+    back = [-1] * len(jjs)
+    # tops[-1] and tops[-2] (the two branches most pairs take compare with
+    # them) kept in locals too: -1 below every j stands for a run of none
+    top = second = -1
     for index, j in enumerate(jjs):
-        if j > tops[-1]:  # the longest run so far grows (pairs mostly in order)
-            back.append(ends[-1])
+        if j > top:  # the longest run so far grows (pairs mostly in order)
+            back[index] = ends[-1]
             tops.append(j)
             ends.append(index)
-        elif j > tops[-2]:  # a run as long, ending lower (a pair swapped with the one before)
-            back.append(ends[-2])
-            tops[-1], ends[-1] = j, index
+            second, top = top, j
+        elif j > second:  # a run as long, ending lower (a pair swapped with the one before)
+            back[index] = ends[-2]
+            tops[-1] = top = j
+            ends[-1] = index
         else:
             at = bisect_left(tops, j)
-            back.append(ends[at - 1])
+            back[index] = ends[at - 1]
             tops[at], ends[at] = j, index
+            second = tops[-2]
     run: list[int] = []  # the longest run's pairs (their index in iis/jjs), last first
     k = ends[-1]
     while k >= 0:

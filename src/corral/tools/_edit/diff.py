@@ -388,7 +388,7 @@ def _general(path: str, before: Lines, after: Lines, spans: list[tuple[int, int,
     # split texts without \r: runs of lines are joined from their contents
     joined = split and not (before.has_cr or after.has_cr)
     for hunk in _hunks(before, after, blocks, budget, split, context):
-        (i1, _, j1, _), (_, i2, _, j2) = hunk[0], hunk[-1]
+        i1, j1, i2, j2 = hunk[0], hunk[2], hunk[-3], hunk[-1]
         hs, he = max(0, i1 - context), min(before.count(), i2 + context)
         js, je = j1 - (i1 - hs), j2 + (he - i2)
         out.append(f"@@ -{_range(first_line + hs, he - hs)} "
@@ -404,15 +404,17 @@ def _general(path: str, before: Lines, after: Lines, spans: list[tuple[int, int,
     return Diff("".join(out) if len(out) > 1 else "", not budget.cut)
 
 
-def _write_lines(out: list[str], hunk: list[tuple[int, int, int, int]], olds: list[str],
+def _write_lines(out: list[str], hunk: list[int], olds: list[str],
                  news: list[str], hs: int, he: int, js: int) -> None:
-    """A hunk's body (its lines ``olds``, from line ``hs`` to ``he`` of the
-    old text, and ``news``, from ``js`` of the new): each run of lines as
+    """A hunk's body (its runs' bounds, four by four, as :func:`_hunks`
+    gives them; its lines ``olds``, from line ``hs`` to ``he`` of the old
+    text, and ``news``, from ``js`` of the new): each run of lines as
     one string, its mark, then the lines joined by the mark (every line but
     the texts' last ends with its break); the runs' bounds taken relative
     to the hunk's first lines."""
     pos, append = 0, out.append
-    for ai, aj, bi, bj in hunk:
+    runs = iter(hunk)
+    for ai, aj, bi, bj in zip(runs, runs, runs, runs):
         x1, x2, y1, y2 = ai - hs, aj - hs, bi - js, bj - js
         if x1 > pos:
             append(" " + " ".join(olds[pos:x1]))
@@ -425,7 +427,7 @@ def _write_lines(out: list[str], hunk: list[tuple[int, int, int, int]], olds: li
         append(" " + " ".join(olds[pos:]))
 
 
-def _write_contents(out: list[str], hunk: list[tuple[int, int, int, int]], olds: list[str],
+def _write_contents(out: list[str], hunk: list[int], olds: list[str],
                     news: list[str], hs: int, he: int) -> None:
     """:func:`_write_lines` of split texts without ``\r`` (``olds`` and
     ``news``: every line's contents, without its break): a run of lines is
@@ -433,7 +435,8 @@ def _write_contents(out: list[str], hunk: list[tuple[int, int, int, int]], olds:
     needed and no string is made per line."""
     pos, append = hs, out.append
     n_old, n_new = len(olds), len(news)
-    for ai, aj, bi, bj in hunk:
+    runs = iter(hunk)
+    for ai, aj, bi, bj in zip(runs, runs, runs, runs):
         # one line with its break (most runs of a hunk) written at once
         if ai > pos:
             append(f" {olds[pos]}\n" if ai - pos == 1 and ai < n_old
@@ -458,15 +461,19 @@ def _run(mark: str, contents: list[str], start: int, end: int) -> str:
 
 
 def _hunks(before: Lines, after: Lines, blocks: list[list[int]], budget: Budget,
-           split: bool, context: int) -> list[list[tuple[int, int, int, int]]]:
+           split: bool, context: int) -> list[list[int]]:
     """The changed runs ``(i1, i2, j1, j2)`` of whole lines (0-based, end
     exclusive), in order, grouped into hunks (runs closer than twice the
     context share one): each block aligned line by line while the budget
     lasts (a block it cannot pay for is one run).  One pass over the
     alignment's blocks as found (merging them would not move a gap), each
-    run put in its hunk as it is found."""
-    hunks: list[list[tuple[int, int, int, int]]] = []
-    hunk: list[tuple[int, int, int, int]] = []
+    run put in its hunk as it is found.  A hunk is its runs' bounds written
+    one after another (``i1, i2, j1, j2`` of its first run, then of the
+    next...): no tuple per run outlives its line, so thousands of runs (lines
+    swapped) start no garbage collection, each of which would walk the
+    texts' long lists of lines made for this diff."""
+    hunks: list[list[int]] = []
+    hunk: list[int] = []
     apart = 2 * context
     end = -apart - 1  # where the run before ended (none: far enough before any)
     for i1, i2, j1, j2 in blocks:
@@ -480,9 +487,9 @@ def _hunks(before: Lines, after: Lines, blocks: list[list[int]], budget: Budget,
         for bx, by, size in runs:
             if x < bx or y < by:
                 if i1 + x - end <= apart:
-                    hunk.append((i1 + x, i1 + bx, j1 + y, j1 + by))
+                    hunk += (i1 + x, i1 + bx, j1 + y, j1 + by)
                 else:
-                    hunk = [(i1 + x, i1 + bx, j1 + y, j1 + by)]
+                    hunk = [i1 + x, i1 + bx, j1 + y, j1 + by]
                     hunks.append(hunk)
                 end = i1 + bx
             x, y = bx + size, by + size
