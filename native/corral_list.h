@@ -198,14 +198,21 @@ static int corral_names_clear(const char *tests, int64_t tests_size, const char 
         }
         at += 3 + len;
     }
+    /* "~1" folds to more than its lower case (a name has no NUL, so it is
+     * never across two); '~' and each name's end are found by memchr, not a
+     * test of every byte: of a name only its first and last two are read here */
+    for (const char *tilde = run_size > 0 ? memchr(run, '~', (size_t)run_size) : NULL;
+         tilde != NULL && tilde < run + run_size - 1;
+         tilde = memchr(tilde + 1, '~', (size_t)(run + run_size - tilde - 1))) {
+        if (tilde[1] == '1')
+            return 0;
+    }
     const unsigned char *bytes = (const unsigned char *)run;
     int64_t start = 0;
-    for (int64_t i = 0; i <= run_size; i++) {
-        if (i < run_size && bytes[i] != '\0') {
-            if (bytes[i] == '~' && i + 1 < run_size && bytes[i + 1] == '1')
-                return 0; /* folds to more than its lower case */
-            continue;
-        }
+    for (;;) {
+        const char *nul =
+            start < run_size ? memchr(run + start, '\0', (size_t)(run_size - start)) : NULL;
+        int64_t i = nul != NULL ? (int64_t)(nul - run) : run_size; /* the name's end */
         int64_t n = i - start;
         if (n == 0) {
             if (empty_name)
@@ -228,6 +235,8 @@ static int corral_names_clear(const char *tests, int64_t tests_size, const char 
                     return 0;
             }
         }
+        if (nul == NULL)
+            break;
         start = i + 1;
     }
     return 1;
