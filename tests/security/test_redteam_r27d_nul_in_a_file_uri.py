@@ -53,10 +53,10 @@ def _refused_for_the_nul(envelope: dict[str, Any], field: str, tool: str) -> str
 
 def _check(envelope: dict[str, Any], field: str, tool: str) -> None:
     said = f"{tool}: {envelope}"
-    if tool == "read_files" and "files" in envelope:  # refused per file, as the file's 'path'
+    if tool == "read_files" and "files" in envelope:  # refused per file, naming its item
         refused = [r for r in envelope["files"] if r.get("ok") is False]
         assert len(refused) == 1, said
-        envelope, field = refused[0], "path"
+        envelope = refused[0]
     assert envelope.get("ok") is False and envelope["code"] == "INVALID_ARGUMENT", said
     assert envelope["details"].get("field") == field, said
     assert "NUL" in envelope["message"] and "NUL" in envelope["hint"], said

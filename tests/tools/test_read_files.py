@@ -60,9 +60,14 @@ def test_a_failing_file_does_not_stop_the_others(tmp_path, make_root):
     assert codes[1:6] == [("NOT_FOUND", "not_found"), ("UNSUPPORTED", "binary"),
                           ("INVALID_ARGUMENT", "directory"), ("OUTSIDE_ROOT", "dotdot"),
                           ("OUTSIDE_ROOT", "symlink")]
-    # each refusal is read_file's own, suggested call (tried) included
-    for path, envelope in zip(paths, files):
-        assert envelope == read_one(toolbox, path), path
+    # each refusal is read_file's own, suggested call (tried) included, naming
+    # the item of 'paths' sent where read_file names its argument 'path'
+    for index, (path, envelope) in enumerate(zip(paths, files)):
+        alone = read_one(toolbox, path)
+        if alone["ok"] is False and "field" in alone["details"]:
+            assert alone["details"]["field"] == "path"
+            alone["details"]["field"] = f"paths[{index}]"
+        assert envelope == alone, path
     assert (result["read"], result["refused"]) == (2, 5)
 
 
@@ -71,7 +76,7 @@ def test_the_exact_envelope_of_a_refused_file(tmp_path, make_root):
     result = Toolbox(make_root(tmp_path)).call("read_files", {"paths": ["src/qqqqqq.py"]})
     assert result["files"] == [{
         "ok": False, "code": "NOT_FOUND", "message": "src/qqqqqq.py does not exist",
-        "details": {"path": "src/qqqqqq.py", "missing": "src/qqqqqq.py", "field": "path",
+        "details": {"path": "src/qqqqqq.py", "missing": "src/qqqqqq.py", "field": "paths[0]",
                     "kind": "not_found", "message": "src/qqqqqq.py does not exist"},
         "hint": "Check the path; list_directory on src shows what is there.",
         "suggestedTool": "list_directory", "suggestedArgs": {"path": "src"}}]

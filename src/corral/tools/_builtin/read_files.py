@@ -1,6 +1,7 @@
 """read_files: several files in one call, each answered as read_file would.
 
-Each path is read by read_file itself (same window, same refusals, same
+Each path is read by read_file itself (same window, same refusals, naming
+the item of 'paths' sent where read_file names its 'path', same
 authorization request per file), in order; the answers go into ``files``
 in the order the paths were given.  The call is bounded twice: at most
 ``Limits.read_files_paths`` paths, and at most ``Limits.read_files_bytes``
@@ -74,7 +75,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> ReadFilesResult:
                 details={"path": path}).envelope())
             continue
         ctx.checkpoint()  # a cancelled call stops here, as a whole
-        envelope = _read_one(ctx, {"path": path, **window})
+        envelope = _as_sent(_read_one(ctx, {"path": path, **window}), f"paths[{index}]")
         cost = _cost(envelope)
         if used + cost > budget:
             envelope = _over_budget(envelope["path"], cost, budget, used, window).envelope()
@@ -103,6 +104,34 @@ def _read_one(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if envelope["code"] == Code.INTERNAL.value:
         ctx.view.stat(".")  # raises RootVanishedError if the root is gone
     return envelope
+
+
+_ARGUMENT = "'path'"  # read_file's argument as its sentences name it
+_NOTED = "path was read as "  # how a note on a forgiven path begins
+
+
+def _as_sent(envelope: dict[str, Any], item: str) -> dict[str, Any]:
+    """read_file's answer for the path the model sent as ``item``
+    (``paths[2]``).  read_file names its argument 'path', which read_files
+    does not have: a model told "argument 'path' is an absolute path" has
+    nothing to fix.  A refusal naming it (``details.field``, and the
+    sentences that begin "argument 'path' ...", whose hints carry no path
+    of the model's) and a note on how a forgiven path was read name
+    ``item`` instead; a sentence naming a path the model sent keeps it
+    as sent."""
+    notes = envelope.get("pathNotes")
+    if notes:
+        envelope["pathNotes"] = [item + " was read as " + note[len(_NOTED):]
+                                 if note.startswith(_NOTED) else note for note in notes]
+    details = envelope.get("details")
+    if envelope["ok"] or not isinstance(details, dict) or details.get("field") != "path":
+        return envelope
+    message, hint = envelope["message"], envelope["hint"]
+    if message.startswith(f"argument {_ARGUMENT} "):
+        message = f"argument '{item}' " + message[len(_ARGUMENT) + 10:]
+        hint = hint.replace(_ARGUMENT, f"'{item}'")
+    return {**envelope, "message": message, "hint": hint,
+            "details": {**details, "field": item, "message": message}}
 
 
 def _cost(envelope: dict[str, Any]) -> int:
