@@ -185,7 +185,8 @@ def _check_ends(ctx: ToolContext, source: Pinned, dest: Pinned, src: str, dst: s
 
 _HELD = {Kind.DENY_RULE: "a path the host does not allow",
          Kind.PROTECTED: "a path that is protected (the host may run it on its own)",
-         Kind.SECRET: "a secret file"}
+         Kind.SECRET: "a secret file",
+         Kind.ANOTHER_ROOT: "the folder another root of the host is served from"}
 
 
 def _holds(src: str, kind: Kind, field: str) -> Refusal:

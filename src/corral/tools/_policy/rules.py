@@ -1173,7 +1173,7 @@ class Policy:
             return None
         path = fold(canonical)
         if self._pinned(canonical, op):
-            return Kind.PROTECTED  # a move or delete would carry another root away
+            return Kind.ANOTHER_ROOT  # a move or delete would carry another root away
         for where, other in self.nested:
             inside = _below(path, fold(where))
             if inside is not None:

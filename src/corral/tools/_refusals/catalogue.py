@@ -26,7 +26,7 @@ __all__ = ["Code", "Kind", "Refusal", "INTERNAL_MESSAGE", "ENTRY_KINDS", "entry_
            "special_kind", "shown_path",
            "internal", "invalid_argument", "not_found", "outside_root", "swapped", "appeared",
            "sha256_mismatch", "directory_given", "special_file", "hardlink", "read_only",
-           "denied_rule", "protected", "secret", "host_denied", "host_unexpected",
+           "denied_rule", "protected", "another_root", "secret", "host_denied", "host_unexpected",
            "time_limit", "not_ready", "too_many_links", "cancelled", "out_of_open_files",
            "root_closed",
            "file_too_large",
@@ -134,6 +134,7 @@ class Kind(str, enum.Enum):
     UNKNOWN_ROOT = "unknown_root"  # a path whose first component is no root's name
     OUTSIDE_ROOTS = "outside_roots"  # OUTSIDE_ROOT: outside every root
     CROSS_ROOT = "cross_root"  # UNSUPPORTED: one call's paths in two roots
+    ANOTHER_ROOT = "another_root"  # DENIED: a move or delete would carry another served root
     NO_ROOTS = "no_roots"  # DENIED: the client's roots share nothing with the server's
     # who said no
     HOST = "host"  # the host's authorize refused
@@ -405,6 +406,19 @@ def denied_rule(path: str, field: str | None = None) -> Refusal:
     return Refusal(Code.DENIED, f"{_said(path)} is in a path the host does not allow",
                    "Do not use this path; work with other files.",
                    details=_with_field({"path": path}, field), kind=Kind.DENY_RULE)
+
+
+def another_root(path: str, operation: str, field: str | None = None) -> Refusal:
+    """A move or delete of ``path`` would carry away the folder another
+    root is served from (a Workspace's nested root, another Toolbox's or
+    another ``corral serve``'s): its tools would be left serving nothing or
+    somewhere else."""
+    return Refusal(Code.DENIED, f"{_said(path)} is or holds the folder another root of the host "
+                   f"is served from, so the tools may not {operation} it; nothing was changed",
+                   "Change the files inside it instead; if it must go, the host (the user) must "
+                   "stop serving that root first.",
+                   details=_with_field({"path": path, "operation": operation}, field),
+                   kind=Kind.ANOTHER_ROOT)
 
 
 def protected(path: str, operation: str, field: str | None = None) -> Refusal:

@@ -23,8 +23,9 @@ from ..._policy.gitdirs import (SHAPE_NAMES, Scan, carried_repository, host_conf
 from ..._policy.locate import Location
 from ..._policy.pythonstart import RootPlace, pth_imports, site_module, venv_of_program
 from ..._policy.rules import Op, Policy, Scope, fold
-from ..._refusals.catalogue import (Code, Kind, Refusal, beyond_watched, denied_rule,
-                                     not_ready, protected, secret, swapped, too_many_links)
+from ..._refusals.catalogue import (Code, Kind, Refusal, another_root, beyond_watched,
+                                     denied_rule, not_ready, protected, secret, swapped,
+                                     too_many_links)
 from .freshness import Freshness
 from .linkwalk import walk_links
 from .links import (MAX_SCANNED_LINKS, WHOLE_TREE, LinkMap, RootLook,
@@ -99,6 +100,8 @@ def policy_refusal(kind: Kind, shown: str, op: Op, field: str) -> Refusal:
         return denied_rule(shown, field)
     if kind is Kind.PROTECTED:
         return protected(shown, op.value, field)
+    if kind is Kind.ANOTHER_ROOT:
+        return another_root(shown, op.value, field)
     return secret(shown, op.value, field)
 
 

@@ -755,7 +755,7 @@ class Pinned:
             if (info.st_dev, info.st_ino) in others:
                 inner = dirpath[len(self.path):].lstrip("/") \
                     if self.path not in (".", "") else dirpath
-                return inner, Kind.PROTECTED, "source"
+                return inner, Kind.ANOTHER_ROOT, "source"
         return None
 
     def _carried_links_rule(self, dest: Pinned) -> tuple[str, Kind, str] | None:
