@@ -212,7 +212,7 @@ def test_an_inner_root_with_nothing_denied_yet_keeps_its_place(tmp_path, make_ro
                        ("move_file", {"source": "proj/empty", "destination": "proj/inner",
                                       "overwrite": True})):
         answer = _refused(ws.call(tool, args))
-        assert answer["details"]["kind"] == "protected", answer
+        assert answer["details"]["kind"] == "another_root", answer
         assert answer["message"] and answer["hint"], answer
     assert _state(tmp_path) == before
     _refused(ws.call("write_file", {"path": "proj/inner/secrets/k.txt", "content": "x"}))
