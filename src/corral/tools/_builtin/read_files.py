@@ -127,8 +127,9 @@ def _as_sent(envelope: dict[str, Any], item: str) -> dict[str, Any]:
     if envelope["ok"] or not isinstance(details, dict) or details.get("field") != "path":
         return envelope
     message, hint = envelope["message"], envelope["hint"]
-    if message.startswith(f"argument {_ARGUMENT} "):
-        message = f"argument '{item}' " + message[len(_ARGUMENT) + 10:]
+    said = f"argument {_ARGUMENT} "
+    if message.startswith(said):
+        message = f"argument '{item}' " + message[len(said):]
         hint = hint.replace(_ARGUMENT, f"'{item}'")
     return {**envelope, "message": message, "hint": hint,
             "details": {**details, "field": item, "message": message}}

@@ -561,19 +561,24 @@ def open_read(view: View, rel: str, checkpoint: Checkpoint, op: Op = Op.READ, *,
     meanwhile (a move's swap and removal, a patch's rename and rewrite:
     states no order of the calls shows), it opens again holding the tree
     shared (``checkpoint`` bounds the wait)."""
-    tree = _TREE
-    sequence = tree.sequence
+    sequence = _TREE.sequence
     try:
         opened = _open_read(view, rel, op, shown, field, follow)
     except BaseException:
-        if (sequence == tree.sequence and not sequence & 1) or _holds_tree_alone():
+        if _undisturbed(sequence):
             raise
     else:
-        if (sequence == tree.sequence and not sequence & 1) or _holds_tree_alone():
+        if _undisturbed(sequence):
             return opened
         opened.close()
-    with tree.shared(checkpoint):
+    with _TREE.shared(checkpoint):
         return _open_read(view, rel, op, shown, field, follow)
+
+
+def _undisturbed(sequence: int) -> bool:
+    """Whether a read that began at ``sequence`` saw no act of a step
+    holding the tree alone, or that step is its own."""
+    return (sequence == _TREE.sequence and not sequence & 1) or _holds_tree_alone()
 
 
 def _holds_tree_alone() -> bool:
